@@ -1,0 +1,125 @@
+/* The joined profile: the one data model every sprof view projects from
+ * (fold, diff, callgraph, top, flamegraph, pprof, speedscope).
+ *
+ *   samples -> distinct stacks (root first) -> interned frames
+ *
+ * A frame is one Ruby (or C, or library) frame with the line it was at:
+ * the leaf's own line, or the call-site line for callers. Inlined Ruby
+ * methods are frames of their own (flag SPROF_FRAME_INLINED). Views that
+ * do not care about lines merge frames by name.
+ *
+ * Loading from traces: identical raw PC arrays are aggregated first, each
+ * distinct PC is symbolized once, then stacks are expanded, so memory grows
+ * with distinct stacks, not samples. */
+#ifndef SPROF_PROFILE_H
+#define SPROF_PROFILE_H
+
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+
+#include "sprof/symmap.h"
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+/* Extra frame flags beyond enum sprof_frame_flags (same 16-bit field). */
+enum sprof_pframe_flags {
+    SPROF_PFRAME_SYNTHETIC = 1u << 8,  /* [Fiber], [thread ...], [unknown] */
+    SPROF_PFRAME_UNRESOLVED = 1u << 9, /* no symbol: named module+0xoffset or 0xaddr */
+};
+
+typedef struct sprof_pframe {
+    const char *name;   /* Ruby name; C/library symbol for other code; never NULL */
+    const char *c_name; /* C symbol ("" for synthetic frames) */
+    const char *file;   /* .rb/.c file of `line`, "" if unknown */
+    const char *module; /* binary or library path the code is in, "" if synthetic */
+    uint32_t line;      /* 0 if unknown */
+    uint8_t kind;       /* enum sprof_kind */
+    uint8_t cost;       /* enum sprof_cost */
+    uint16_t flags;     /* enum sprof_frame_flags | enum sprof_pframe_flags */
+    uint64_t address;   /* a representative link-time (or module-relative) address, for exports */
+} sprof_pframe;
+
+typedef struct sprof_pstack {
+    uint32_t nframes;
+    uint32_t *frames;  /* indices into profile.frames, ROOT FIRST */
+    uint64_t samples;  /* number of samples */
+    uint64_t cpu_ns;   /* sum of sample weights (CPU ns; wall ns in wall mode) */
+    uint32_t tid;      /* 0 unless the profile was loaded per thread */
+} sprof_pstack;
+
+typedef struct sprof_profile_stats {
+    uint64_t samples;        /* samples kept */
+    uint64_t filtered;       /* samples skipped by --from/--to/--tid */
+    uint64_t dropped;        /* runtime: buffer full */
+    uint64_t truncated;      /* runtime: depth cap */
+    uint64_t unresolved_pcs; /* distinct PCs with no symbol */
+    uint64_t incomplete;     /* samples whose stack does not reach main/[Fiber]/thread start */
+    uint64_t truncated_files; /* input traces that ended without END */
+} sprof_profile_stats;
+
+typedef struct sprof_profile {
+    sprof_pframe *frames;
+    size_t nframes;
+    sprof_pstack *stacks;
+    size_t nstacks;
+    sprof_profile_stats stats;
+    uint32_t mode;      /* enum sprof_mode of the traces (cpu unless all were wall) */
+    uint32_t hz;        /* rate asked (first trace) */
+    uint8_t build_id[32];
+    uint32_t build_id_len;
+    char *binary_path;  /* from the symmap, may be NULL */
+    struct sprof_profile_internal *internal; /* interning tables, string pool */
+} sprof_profile;
+
+typedef struct sprof_load_options {
+    int no_inline;      /* drop inlined frames (keep only real functions) */
+    int per_thread;     /* add a root frame "[thread NAME tid]" and keep tid in stacks */
+    int force;          /* accept a build-id mismatch */
+    uint64_t from_ns;   /* keep samples with time >= start + from_ns (0: from start) */
+    uint64_t to_ns;     /* and time < start + to_ns (0: to the end) */
+    const uint32_t *tids; /* keep only these thread ids (NULL: all) */
+    size_t ntids;
+} sprof_load_options;
+
+void sprof_profile_init(sprof_profile *p);
+void sprof_profile_free(sprof_profile *p);
+
+/* Add samples from sprof traces, symbolized through the symmap (may be
+ * NULL: then everything is named from ELF symbols of the mapped files).
+ * Can be called several times (traces are summed). 0, or -1 + err. */
+int sprof_profile_add_traces(sprof_profile *p, const char *const *trace_paths, size_t ntraces,
+                             const char *symmap_path, const sprof_load_options *opt,
+                             char *err, size_t errlen);
+
+/* Add stacks from a folded file ("a;b;c 123" lines). Frame names are taken
+ * as written; a trailing "_[k]"-style class suffix is parsed back into the
+ * cost class. 0, or -1 + err naming the file and line. */
+int sprof_profile_add_folded(sprof_profile *p, const char *path, char *err, size_t errlen);
+
+/* Low-level building blocks for parsers (perf script, alloc reports, tests).
+ * Intern a frame (strings copied) and add `samples`/`cpu_ns` to the stack
+ * made of `frames` (root first). */
+uint32_t sprof_profile_intern_frame(sprof_profile *p, const sprof_pframe *f);
+int sprof_profile_add_stack(sprof_profile *p, const uint32_t *frames, uint32_t n,
+                            uint64_t samples, uint64_t cpu_ns, uint32_t tid);
+
+/* Folded output (sorted lines, "root;...;leaf N"). */
+typedef struct sprof_fold_format {
+    int weight_cpu;  /* 1: CPU ns, 0: sample counts */
+    int c_names;     /* raw C names instead of Ruby names */
+    int lines;       /* "Foo#bar:12" */
+    int classes;     /* suffix _[u] user, _[r] runtime, _[g] gc, _[n] native (docs/folded.md) */
+} sprof_fold_format;
+int sprof_profile_write_folded(const sprof_profile *p, FILE *out, const sprof_fold_format *fmt);
+
+/* Name a frame as the folded output would (for views that merge by name). */
+const char *sprof_pframe_display(const sprof_pframe *f, const sprof_fold_format *fmt,
+                                 char *buf, size_t buflen);
+
+#ifdef __cplusplus
+}
+#endif
+#endif

@@ -1,0 +1,87 @@
+/* Streaming reader for sprof trace files (runtime-stub/include/sprof/trace_format.h).
+ * The file is mmap'd; views point into it and stay valid until close.
+ * Every length and count is checked before use: a hostile file yields an
+ * error, never an out-of-bounds read. A truncated tail is not an error: the
+ * reader stops there and reports it (sprof_trace_truncated). */
+#ifndef SPROF_TRACE_READER_H
+#define SPROF_TRACE_READER_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "sprof/trace_format.h"
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+typedef struct sprof_trace sprof_trace;
+
+typedef struct sprof_sample_view {
+    uint32_t tid, flags;
+    uint64_t time_ns, weight_ns;
+    uint64_t pc, sp, fp;
+    uint32_t fp0_off;
+    uint32_t nframes;
+    const uint64_t *ret;    /* nframes */
+    const uint32_t *fpoff;  /* nframes */
+    uint32_t ncand;
+    const uint32_t *cand_off; /* ncand */
+    const uint64_t *cand_val; /* ncand */
+} sprof_sample_view;
+
+typedef struct sprof_mapping_view {
+    uint64_t start, end, file_offset;
+    uint32_t prot;
+    uint32_t build_id_len;
+    const uint8_t *build_id;
+    const char *path;
+} sprof_mapping_view;
+
+typedef struct sprof_thread_view {
+    uint32_t tid, event;
+    uint64_t time_ns;
+    const char *name;
+} sprof_thread_view;
+
+typedef struct sprof_info_view {
+    uint32_t pid, mode, mechanism, hz, max_depth, arch;
+    uint64_t start_monotonic_ns, start_realtime_ns;
+    const char *exe_path;
+} sprof_info_view;
+
+typedef struct sprof_trace_record {
+    uint32_t type; /* enum sprof_rec_type; unknown types are skipped by next() */
+    union {
+        sprof_info_view info;
+        sprof_mapping_view mapping;
+        sprof_thread_view thread;
+        sprof_sample_view sample;
+        struct sprof_rec_stats stats; /* copied */
+    } u;
+} sprof_trace_record;
+
+/* Open and check the file header. NULL + one line "<path>: <problem>" in err. */
+sprof_trace *sprof_trace_open(const char *path, char *err, size_t errlen);
+/* Same over memory (fuzzing, tests); bytes must outlive the reader. */
+sprof_trace *sprof_trace_open_mem(const void *data, size_t size, const char *name,
+                                  char *err, size_t errlen);
+void sprof_trace_close(sprof_trace *t);
+const char *sprof_trace_name(const sprof_trace *t);
+
+/* Next record: 1 = *rec filled, 0 = end of data (clean END or truncated
+ * tail), -1 = malformed (err filled, "<path>: record at offset N: ..."). */
+int sprof_trace_next(sprof_trace *t, sprof_trace_record *rec, char *err, size_t errlen);
+/* Start again from the first record. */
+void sprof_trace_rewind(sprof_trace *t);
+/* After next() returned 0: 1 if the file ended without an END record. */
+int sprof_trace_truncated(const sprof_trace *t);
+/* Byte offset of the record next() will read. */
+uint64_t sprof_trace_offset(const sprof_trace *t);
+
+const char *sprof_mechanism_name(uint32_t mech); /* "perf_event", "cpuclock_paced", ... */
+
+#ifdef __cplusplus
+}
+#endif
+#endif

@@ -1,0 +1,15 @@
+/* Printable names of the sampling mechanisms recorded in trace headers. */
+#include "sprof/trace_reader.h"
+
+const char *sprof_mechanism_name(uint32_t mech)
+{
+    switch (mech) {
+    case SPROF_MECH_NONE: return "none";
+    case SPROF_MECH_PERF_EVENT: return "perf_event";
+    case SPROF_MECH_CPUCLOCK_PACED: return "cpuclock_paced";
+    case SPROF_MECH_POSIX_TIMER: return "posix_timer";
+    case SPROF_MECH_ITIMER: return "itimer";
+    case SPROF_MECH_WALL: return "wall";
+    default: return "unknown";
+    }
+}

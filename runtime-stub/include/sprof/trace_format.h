@@ -1,0 +1,127 @@
+/* sprof trace file format, version 1: the contract between the runtime
+ * stub (writer) and the offline tools (reader). Spec with rationale:
+ * docs/trace-format.md. Little-endian x86-64 / aarch64 hosts only.
+ *
+ * File = sprof_trace_file_header, then records. Every record starts with
+ * sprof_rec_hdr; `size` counts the whole record including the header and is
+ * a multiple of 8, so a reader can skip types it does not know and stop
+ * cleanly at a truncated tail. A file that ends without SPROF_REC_END was
+ * not closed cleanly (killed): everything before the cut is still valid. */
+#ifndef SPROF_TRACE_FORMAT_H
+#define SPROF_TRACE_FORMAT_H
+
+#include <stdint.h>
+
+#define SPROF_TRACE_MAGIC "SPROFTRC" /* 8 bytes, no NUL stored */
+#define SPROF_TRACE_VERSION 1u
+#define SPROF_TRACE_MAX_RECORD (1u << 20) /* readers refuse larger records */
+
+struct sprof_trace_file_header {
+    char magic[8];
+    uint32_t version;
+    uint32_t header_size; /* sizeof(struct sprof_trace_file_header) */
+};
+
+enum sprof_rec_type {
+    SPROF_REC_INFO = 1,    /* once, first: process and sampler settings */
+    SPROF_REC_MAPPING = 2, /* a loaded executable mapping (at start, after dlopen) */
+    SPROF_REC_THREAD = 3,  /* a thread appeared, was named, or exited */
+    SPROF_REC_SAMPLE = 4,  /* one stack sample */
+    SPROF_REC_STATS = 5,   /* cumulative counters; the last one in the file wins */
+    SPROF_REC_END = 6,     /* clean close; nothing follows */
+};
+
+struct sprof_rec_hdr {
+    uint32_t type; /* enum sprof_rec_type */
+    uint32_t size; /* whole record, multiple of 8 */
+};
+
+enum sprof_mechanism {
+    SPROF_MECH_NONE = 0,
+    SPROF_MECH_PERF_EVENT = 1,     /* in-process perf_event_open task-clock, ring buffer drained */
+    SPROF_MECH_CPUCLOCK_PACED = 2, /* sampler thread paces per-thread signals by thread CPU clocks */
+    SPROF_MECH_POSIX_TIMER = 3,    /* timer_create(CLOCK_THREAD_CPUTIME_ID) per thread */
+    SPROF_MECH_ITIMER = 4,         /* setitimer(ITIMER_PROF) */
+    SPROF_MECH_WALL = 5,           /* wall-clock mode: sampler thread signals every thread */
+};
+
+enum sprof_mode { SPROF_MODE_CPU = 0, SPROF_MODE_WALL = 1 };
+
+struct sprof_rec_info {
+    struct sprof_rec_hdr h;
+    uint32_t pid;
+    uint32_t mode;        /* enum sprof_mode */
+    uint32_t mechanism;   /* enum sprof_mechanism actually running */
+    uint32_t hz;          /* rate asked */
+    uint32_t max_depth;
+    uint32_t arch;        /* ELF e_machine of the host (62 = x86-64, 183 = aarch64) */
+    uint64_t start_monotonic_ns;
+    uint64_t start_realtime_ns;
+    /* followed by the executable's path, NUL-terminated, padded to 8 */
+};
+
+struct sprof_rec_mapping {
+    struct sprof_rec_hdr h;
+    uint64_t start, end; /* runtime address range */
+    uint64_t file_offset; /* pgoff of the mapping */
+    uint32_t prot;        /* PROT_READ|PROT_WRITE|PROT_EXEC */
+    uint32_t build_id_len; /* 0..32 */
+    uint8_t build_id[32];
+    /* followed by the path, NUL-terminated, padded to 8 */
+};
+
+enum sprof_thread_event { SPROF_THREAD_START = 0, SPROF_THREAD_NAME = 1, SPROF_THREAD_EXIT = 2 };
+
+struct sprof_rec_thread {
+    struct sprof_rec_hdr h;
+    uint32_t tid;
+    uint32_t event;  /* enum sprof_thread_event */
+    uint64_t time_ns;
+    /* followed by the thread name, NUL-terminated, padded to 8 ("" if none) */
+};
+
+enum sprof_sample_flags {
+    SPROF_SAMPLE_TRUNCATED = 1u << 0,    /* depth cap reached: outermost frames missing */
+    SPROF_SAMPLE_OFFCPU = 1u << 1,       /* wall mode: thread was not running */
+    SPROF_SAMPLE_FP_SCANNED = 1u << 2,   /* rbp was not a valid frame; chain start found by stack scan */
+    SPROF_SAMPLE_CHAIN_BROKEN = 1u << 3, /* walk stopped at an invalid frame pointer (not at the outermost frame) */
+    SPROF_SAMPLE_KERNEL_CHAIN = 1u << 4, /* chain collected by the kernel (perf_event) */
+};
+
+#define SPROF_FPOFF_UNKNOWN 0xffffffffu
+
+/* One sample. Layout after the fixed part, each array 8-byte padded:
+ *   uint64_t ret[nframes];      return addresses of the frame-pointer chain,
+ *                               first frame record outward (leaf pc NOT included)
+ *   uint32_t fpoff[nframes];    offset of each frame record from sp,
+ *                               SPROF_FPOFF_UNKNOWN if not known
+ *   uint32_t cand_off[ncand];   stack candidates: offset from sp of a word ...
+ *   uint64_t cand_val[ncand];   ... and its value. Words between sp and the
+ *                               first frame record that point into an
+ *                               executable mapping or into the stack itself,
+ *                               so the offline side can finish the unwind with
+ *                               CFI through code without frame pointers. */
+struct sprof_rec_sample {
+    struct sprof_rec_hdr h;
+    uint32_t tid;
+    uint32_t flags;     /* enum sprof_sample_flags */
+    uint16_t nframes;
+    uint16_t ncand;
+    uint32_t fp0_off;   /* offset from sp of the first frame record, SPROF_FPOFF_UNKNOWN if none */
+    uint64_t time_ns;   /* CLOCK_MONOTONIC */
+    uint64_t weight_ns; /* thread CPU ns (wall ns in wall mode) since this thread's previous sample */
+    uint64_t pc, sp, fp; /* registers at the interrupt (fp = rbp on x86-64) */
+};
+
+struct sprof_rec_stats {
+    struct sprof_rec_hdr h;
+    uint64_t samples_written;
+    uint64_t samples_dropped;   /* buffer full */
+    uint64_t samples_truncated; /* depth cap */
+    uint64_t signals_lost;      /* timer expirations that produced no sample (overruns, ring loss) */
+    uint64_t cpu_ns_total;      /* CPU time of all profiled threads so far */
+    uint64_t achieved_millihz;  /* delivered samples per CPU second x 1000 */
+    uint64_t threads_seen;
+};
+
+#endif
