@@ -1,0 +1,116 @@
+/* Recognise input files by content and load them into one profile. */
+#include "sprof/inputs.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "sprof/trace_format.h"
+
+#define SYMMAP_MAGIC "SPROFSYM"
+
+int sprof_input_detect(const char *path, enum sprof_input_kind *kind, char *err, size_t errlen)
+{
+    int fd = open(path, O_RDONLY | O_CLOEXEC);
+    if (fd < 0) {
+        snprintf(err, errlen, "%s: %s", path, strerror(errno));
+        return -1;
+    }
+    struct stat st;
+    if (fstat(fd, &st) != 0 || !S_ISREG(st.st_mode)) {
+        snprintf(err, errlen, "%s: not a regular file", path);
+        close(fd);
+        return -1;
+    }
+    char head[8] = { 0 };
+    ssize_t got = read(fd, head, sizeof head);
+    close(fd);
+    if (got < 0) {
+        snprintf(err, errlen, "%s: %s", path, strerror(errno));
+        return -1;
+    }
+    if (got == (ssize_t)sizeof head && memcmp(head, SPROF_TRACE_MAGIC, 8) == 0)
+        *kind = SPROF_INPUT_TRACE;
+    else if (got == (ssize_t)sizeof head && memcmp(head, SYMMAP_MAGIC, 8) == 0)
+        *kind = SPROF_INPUT_SYMMAP;
+    else
+        *kind = SPROF_INPUT_FOLDED;
+    return 0;
+}
+
+int sprof_inputs_classify(sprof_inputs *in, const char *const *paths, size_t npaths,
+                          const char *forced_symmap, char *err, size_t errlen)
+{
+    memset(in, 0, sizeof *in);
+    in->traces = calloc(npaths ? npaths : 1, sizeof *in->traces);
+    in->texts = calloc(npaths ? npaths : 1, sizeof *in->texts);
+    in->text_kinds = calloc(npaths ? npaths : 1, sizeof *in->text_kinds);
+    if (!in->traces || !in->texts || !in->text_kinds) {
+        snprintf(err, errlen, "out of memory");
+        sprof_inputs_free(in);
+        return -1;
+    }
+    in->symmap = forced_symmap;
+    for (size_t i = 0; i < npaths; i++) {
+        enum sprof_input_kind k;
+        if (sprof_input_detect(paths[i], &k, err, errlen) != 0) {
+            sprof_inputs_free(in);
+            return -1;
+        }
+        switch (k) {
+        case SPROF_INPUT_TRACE:
+            in->traces[in->ntraces++] = paths[i];
+            break;
+        case SPROF_INPUT_SYMMAP:
+            if (in->symmap) {
+                snprintf(err, errlen, "%s: a second symmap (already have %s); give one", paths[i],
+                         in->symmap);
+                sprof_inputs_free(in);
+                return -1;
+            }
+            in->symmap = paths[i];
+            break;
+        default:
+            in->texts[in->ntexts] = paths[i];
+            in->text_kinds[in->ntexts++] = k;
+            break;
+        }
+    }
+    return 0;
+}
+
+void sprof_inputs_free(sprof_inputs *in)
+{
+    free(in->traces);
+    free(in->texts);
+    free(in->text_kinds);
+    memset(in, 0, sizeof *in);
+}
+
+int sprof_inputs_load(const sprof_inputs *in, sprof_profile *p, const sprof_load_options *opt,
+                      char *err, size_t errlen)
+{
+    if (in->ntraces > 0 &&
+        sprof_profile_add_traces(p, in->traces, in->ntraces, in->symmap, opt, err, errlen) != 0)
+        return -1;
+    for (size_t i = 0; i < in->ntexts; i++) {
+        switch (in->text_kinds[i]) {
+        case SPROF_INPUT_FOLDED:
+            if (sprof_profile_add_folded(p, in->texts[i], err, errlen) != 0)
+                return -1;
+            break;
+        default:
+            snprintf(err, errlen, "%s: unsupported input kind", in->texts[i]);
+            return -1;
+        }
+    }
+    if (in->ntraces == 0 && in->ntexts == 0) {
+        snprintf(err, errlen, "no profile input given (a trace, folded file, ...)");
+        return -1;
+    }
+    return 0;
+}
