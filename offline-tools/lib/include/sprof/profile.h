@@ -40,6 +40,8 @@ typedef struct sprof_pframe {
     uint8_t cost;       /* enum sprof_cost */
     uint16_t flags;     /* enum sprof_frame_flags | enum sprof_pframe_flags */
     uint64_t address;   /* a representative link-time (or module-relative) address, for exports */
+    uint32_t def_line;  /* line of the method's `def` (Spinel map) or function start, 0 if unknown;
+                         * a property of the method, for views (top, pprof start_line) */
 } sprof_pframe;
 
 typedef struct sprof_pstack {
