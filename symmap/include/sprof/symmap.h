@@ -128,6 +128,20 @@ size_t sprof_symmap_line_count(const sprof_symmap *m);
 /* i-th line-table row: address, file, line (rows sorted by address). */
 void sprof_symmap_line_at(const sprof_symmap *m, size_t i, uint64_t *addr, const char **file, uint32_t *line);
 
+/* Added by the symmap library: inline trees and flat intervals, for --dump. */
+#define SPROF_SYMMAP_NO_PARENT ((size_t)-1)
+size_t sprof_symmap_inline_count(const sprof_symmap *m);
+/* i-th inline node (parents precede children). out: names, kind, cost, flags
+ * (INLINED), file/def_line of its definition, line = call_line, func_lo/hi of
+ * its function. parent: node index or SPROF_SYMMAP_NO_PARENT; func_index:
+ * the function it is inlined in; call_file/call_line: where its caller
+ * called it. Any out-pointer may be NULL. */
+void sprof_symmap_inline_at(const sprof_symmap *m, size_t i, sprof_frame *out, size_t *parent,
+                            size_t *func_index, const char **call_file, uint32_t *call_line);
+/* Flat address intervals, each naming the innermost inline node there. */
+size_t sprof_symmap_interval_count(const sprof_symmap *m);
+void sprof_symmap_interval_at(const sprof_symmap *m, size_t i, uint64_t *lo, uint64_t *hi, size_t *node);
+
 #ifdef __cplusplus
 }
 #endif

@@ -1,0 +1,126 @@
+/* PC lookups on a validated symmap: binary searches, no allocation. */
+#include "reader_internal.h"
+
+/* Index of the last entry whose key (first u64 of the entry) is <= addr,
+ * or (size_t)-1 when none. All tables searched here start with a u64 key. */
+static size_t last_le(const rtable *t, uint64_t addr, size_t first, size_t n)
+{
+    size_t lo = 0, hi = n;
+    while (lo < hi) {
+        size_t mid = lo + (hi - lo) / 2;
+        if (*(const uint64_t *)(const void *)(t->p + (first + mid) * t->stride) <= addr)
+            lo = mid + 1;
+        else
+            hi = mid;
+    }
+    return lo == 0 ? (size_t)-1 : first + lo - 1;
+}
+
+static void fill_from_func(const sprof_symmap *m, const symmap_func *f, sprof_frame *out)
+{
+    out->c_name = r_str(m, f->c_name);
+    out->ruby_name = r_str(m, f->ruby_name);
+    out->file = r_str(m, f->file);
+    out->def_line = f->def_line;
+    out->line = f->def_line;
+    out->kind = f->kind;
+    out->cost = f->cost;
+    out->flags = f->flags;
+    out->func_lo = f->lo;
+    out->func_hi = f->hi;
+}
+
+static void fill_from_node(const sprof_symmap *m, const symmap_node *n, const symmap_func *f,
+                           sprof_frame *out)
+{
+    out->c_name = r_str(m, n->c_name);
+    out->ruby_name = r_str(m, n->ruby_name);
+    out->file = r_str(m, n->file);
+    out->def_line = n->def_line;
+    out->line = 0;
+    out->kind = n->kind;
+    out->cost = n->cost;
+    out->flags = n->flags;
+    out->func_lo = f->lo;
+    out->func_hi = f->hi;
+}
+
+size_t sprof_symmap_lookup(const sprof_symmap *m, uint64_t addr, sprof_frame *out, size_t max)
+{
+    size_t r = last_le(&m->franges, addr, 0, m->franges.n);
+    if (r == (size_t)-1 || addr >= R_FRANGE(m, r)->hi)
+        return 0;
+    uint32_t fi = R_FRANGE(m, r)->func;
+    const symmap_func *f = R_FUNC(m, fi);
+
+    uint32_t node = SYMMAP_NONE;
+    size_t iv = last_le(&m->intervals, addr, f->interval_first, f->interval_count);
+    if (iv != (size_t)-1 && addr < R_INTERVAL(m, iv)->hi)
+        node = R_INTERVAL(m, iv)->node;
+
+    /* Line of the innermost frame: the line-table row at addr, if it
+     * belongs to this function (rows before its start describe other code). */
+    const char *file = NULL;
+    uint32_t line = 0;
+    size_t li = last_le(&m->lines, addr, 0, m->lines.n);
+    if (li != (size_t)-1) {
+        const symmap_line *l = R_LINE(m, li);
+        if (l->line != 0 && l->addr >= f->lo) {
+            file = r_str(m, l->file);
+            line = l->line;
+        }
+    }
+
+    size_t count = 0;
+    while (node != SYMMAP_NONE) {
+        const symmap_node *n = R_NODE(m, node);
+        if (count < max) {
+            fill_from_node(m, n, f, &out[count]);
+            out[count].line = line;
+            if (file)
+                out[count].file = file;
+        }
+        count++;
+        /* The enclosing frame is at the call site of this one. */
+        file = r_str(m, n->call_file);
+        line = n->call_line;
+        node = n->parent; /* validated: parent < node, so this ends */
+    }
+    if (count < max) {
+        fill_from_func(m, f, &out[count]);
+        out[count].line = line;
+        if (file)
+            out[count].file = file;
+    }
+    return count + 1;
+}
+
+int sprof_symmap_cfi_lookup(const sprof_symmap *m, uint64_t addr, sprof_cfi_row *row)
+{
+    size_t i = last_le(&m->cfi, addr, 0, m->cfi.n);
+    if (i == (size_t)-1 || addr >= R_CFI(m, i)->hi)
+        return -1;
+    const symmap_cfi *c = R_CFI(m, i);
+    *row = (sprof_cfi_row){ .lo = c->lo, .hi = c->hi, .cfa_reg = c->cfa_reg,
+                            .cfa_offset = c->cfa_offset, .ra_offset = c->ra_offset,
+                            .rbp_saved = c->rbp_saved, .rbp_offset = c->rbp_offset };
+    return 0;
+}
+
+int sprof_symmap_file_offset_to_vaddr(const sprof_symmap *m, uint64_t file_off, uint64_t *vaddr)
+{
+    int found = 0;
+    for (size_t i = 0; i < m->segs.n; i++) {
+        const symmap_segment_disk *s = R_SEG(m, i);
+        if (file_off < s->file_offset || file_off - s->file_offset >= s->filesz)
+            continue;
+        /* Executable segments win where file ranges share a page. */
+        if (!found || (s->flags & 1u)) {
+            *vaddr = s->vaddr + (file_off - s->file_offset);
+            found = 1;
+            if (s->flags & 1u)
+                break;
+        }
+    }
+    return found ? 0 : -1;
+}
