@@ -25,6 +25,13 @@ static void set_err(char *err, size_t errlen, const char *fmt, ...)
     va_end(ap);
 }
 
+/* memcpy that accepts a NULL source when there is nothing to copy. */
+static void copy_n(void *dst, const void *src, size_t n)
+{
+    if (n)
+        memcpy(dst, src, n);
+}
+
 int wnames_cmp(const wnames *a, const wnames *b)
 {
     int c;
@@ -368,7 +375,7 @@ static int build_tables(sprof_symmap_writer *w, tables *t, char *err, size_t err
     t->lines = malloc((w->lines.n ? w->lines.n : 1) * sizeof(*t->lines));
     if (!t->lines)
         goto oom;
-    memcpy(t->lines, w->lines.v, w->lines.n * sizeof(*t->lines));
+    copy_n(t->lines, w->lines.v, w->lines.n * sizeof(*t->lines));
     qsort(t->lines, w->lines.n, sizeof(*t->lines), cmp_line);
     uint64_t seen_addr = 0;
     for (size_t i = 0; i < w->lines.n; i++) {
@@ -389,13 +396,13 @@ static int build_tables(sprof_symmap_writer *w, tables *t, char *err, size_t err
     t->cfi = malloc((w->cfi.n ? w->cfi.n : 1) * sizeof(*t->cfi));
     if (!t->cfi)
         goto oom;
-    memcpy(t->cfi, w->cfi.v, w->cfi.n * sizeof(*t->cfi));
+    copy_n(t->cfi, w->cfi.v, w->cfi.n * sizeof(*t->cfi));
     t->ncfi = sprof_cfi_normalize(t->cfi, w->cfi.n);
 
     t->segs = malloc((w->segments.n ? w->segments.n : 1) * sizeof(*t->segs));
     if (!t->segs)
         goto oom;
-    memcpy(t->segs, w->segments.v, w->segments.n * sizeof(*t->segs));
+    copy_n(t->segs, w->segments.v, w->segments.n * sizeof(*t->segs));
     qsort(t->segs, w->segments.n, sizeof(*t->segs), cmp_segment);
     for (size_t i = 0; i < w->segments.n; i++)
         if (t->nsegs == 0 || cmp_segment(&t->segs[t->nsegs - 1], &t->segs[i]) != 0)
@@ -493,12 +500,12 @@ int sprof_symmap_writer_to_memory(sprof_symmap_writer *w, uint8_t **out, size_t 
 
     for (size_t i = 0; i < t.nstrs; i++)
         memcpy(buf + sec[SYMMAP_SEC_STRINGS].offset + t.strs[i]->offset, t.strs[i]->s, t.strs[i]->len + 1);
-    memcpy(buf + sec[SYMMAP_SEC_FUNCTIONS].offset, t.funcs, w->funcs.n * sizeof(symmap_func));
+    copy_n(buf + sec[SYMMAP_SEC_FUNCTIONS].offset, t.funcs, w->funcs.n * sizeof(symmap_func));
     symmap_frange *fr = (symmap_frange *)(buf + sec[SYMMAP_SEC_FRANGES].offset);
     for (size_t i = 0; i < t.nfranges; i++)
         fr[i] = (symmap_frange){ t.franges[i].lo, t.franges[i].hi, (uint32_t)t.franges[i].id, 0 };
-    memcpy(buf + sec[SYMMAP_SEC_NODES].offset, t.nodes, t.nnodes * sizeof(symmap_node));
-    memcpy(buf + sec[SYMMAP_SEC_INTERVALS].offset, t.intervals.v, t.intervals.n * sizeof(symmap_interval));
+    copy_n(buf + sec[SYMMAP_SEC_NODES].offset, t.nodes, t.nnodes * sizeof(symmap_node));
+    copy_n(buf + sec[SYMMAP_SEC_INTERVALS].offset, t.intervals.v, t.intervals.n * sizeof(symmap_interval));
     symmap_line *ln = (symmap_line *)(buf + sec[SYMMAP_SEC_LINES].offset);
     for (size_t i = 0; i < t.nlines; i++)
         ln[i] = (symmap_line){ t.lines[i].addr, t.lines[i].file->offset, t.lines[i].line };
