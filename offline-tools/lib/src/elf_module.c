@@ -1,0 +1,426 @@
+/* Minimal bounds-checked ELF64 reader for shared libraries (see elf_module.h). */
+#include "elf_module.h"
+
+#include <elf.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/mman.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "sprof/cfi.h"
+
+/* Largest gap a size-0 symbol is assumed to extend over. */
+#define SIZELESS_SYMBOL_MAX 4096
+
+static int in_bounds(size_t total, uint64_t off, uint64_t len)
+{
+    return off <= total && len <= total - off;
+}
+
+static void *map_file(const char *path, size_t *size, char *err, size_t errlen)
+{
+    int fd = open(path, O_RDONLY | O_CLOEXEC);
+    if (fd < 0) {
+        snprintf(err, errlen, "%s: %s", path, strerror(errno));
+        return NULL;
+    }
+    struct stat st;
+    if (fstat(fd, &st) != 0 || !S_ISREG(st.st_mode) || st.st_size < (off_t)sizeof(Elf64_Ehdr)) {
+        snprintf(err, errlen, "%s: not an ELF file", path);
+        close(fd);
+        return NULL;
+    }
+    void *p = mmap(NULL, (size_t)st.st_size, PROT_READ, MAP_PRIVATE, fd, 0);
+    close(fd);
+    if (p == MAP_FAILED) {
+        snprintf(err, errlen, "%s: mmap: %s", path, strerror(errno));
+        return NULL;
+    }
+    *size = (size_t)st.st_size;
+    return p;
+}
+
+/* The parts of one ELF image we use, all validated against its size. */
+typedef struct elf_view {
+    const uint8_t *b;
+    size_t n;
+    const Elf64_Ehdr *eh;
+    const Elf64_Shdr *sh;
+    size_t shnum;
+    const char *shstr;
+    size_t shstr_size;
+} elf_view;
+
+static int view_open(elf_view *v, const uint8_t *b, size_t n, const char *path, char *err,
+                     size_t errlen)
+{
+    memset(v, 0, sizeof *v);
+    v->b = b;
+    v->n = n;
+    if (n < sizeof(Elf64_Ehdr) || memcmp(b, ELFMAG, SELFMAG) != 0) {
+        snprintf(err, errlen, "%s: not an ELF file", path);
+        return -1;
+    }
+    const Elf64_Ehdr *eh = (const Elf64_Ehdr *)b;
+    if (eh->e_ident[EI_CLASS] != ELFCLASS64 || eh->e_ident[EI_DATA] != ELFDATA2LSB) {
+        snprintf(err, errlen, "%s: not a little-endian ELF64 file", path);
+        return -1;
+    }
+    v->eh = eh;
+    if (eh->e_phnum && (eh->e_phentsize != sizeof(Elf64_Phdr) ||
+                        !in_bounds(n, eh->e_phoff, (uint64_t)eh->e_phnum * sizeof(Elf64_Phdr)))) {
+        snprintf(err, errlen, "%s: program headers out of bounds", path);
+        return -1;
+    }
+    if (eh->e_shoff) {
+        if (eh->e_shentsize != sizeof(Elf64_Shdr) || !in_bounds(n, eh->e_shoff, sizeof(Elf64_Shdr))) {
+            snprintf(err, errlen, "%s: section headers out of bounds", path);
+            return -1;
+        }
+        const Elf64_Shdr *sh = (const Elf64_Shdr *)(b + eh->e_shoff);
+        size_t shnum = eh->e_shnum ? eh->e_shnum : sh[0].sh_size;
+        if (!in_bounds(n, eh->e_shoff, (uint64_t)shnum * sizeof(Elf64_Shdr))) {
+            snprintf(err, errlen, "%s: section headers out of bounds", path);
+            return -1;
+        }
+        v->sh = sh;
+        v->shnum = shnum;
+        size_t stri = eh->e_shstrndx == SHN_XINDEX ? sh[0].sh_link : eh->e_shstrndx;
+        if (stri < shnum && sh[stri].sh_type == SHT_STRTAB &&
+            in_bounds(n, sh[stri].sh_offset, sh[stri].sh_size)) {
+            v->shstr = (const char *)b + sh[stri].sh_offset;
+            v->shstr_size = sh[stri].sh_size;
+        }
+    }
+    return 0;
+}
+
+static const char *section_name(const elf_view *v, const Elf64_Shdr *s)
+{
+    if (!v->shstr || s->sh_name >= v->shstr_size)
+        return "";
+    const char *name = v->shstr + s->sh_name;
+    if (!memchr(name, 0, v->shstr_size - s->sh_name))
+        return "";
+    return name;
+}
+
+/* Build-id from a note area; 0 if found. */
+static int notes_build_id(const uint8_t *p, size_t len, uint8_t *out, uint32_t *outlen)
+{
+    size_t off = 0;
+    while (len - off >= sizeof(Elf64_Nhdr)) {
+        Elf64_Nhdr nh;
+        memcpy(&nh, p + off, sizeof nh);
+        off += sizeof nh;
+        size_t namesz = ((size_t)nh.n_namesz + 3) & ~(size_t)3;
+        size_t descsz = ((size_t)nh.n_descsz + 3) & ~(size_t)3;
+        if (namesz > len - off)
+            return -1;
+        const uint8_t *name = p + off;
+        off += namesz;
+        if (descsz > len - off)
+            return -1;
+        if (nh.n_type == NT_GNU_BUILD_ID && nh.n_namesz == 4 && memcmp(name, "GNU", 4) == 0 &&
+            nh.n_descsz > 0 && nh.n_descsz <= 32) {
+            memcpy(out, p + off, nh.n_descsz);
+            *outlen = nh.n_descsz;
+            return 0;
+        }
+        off += descsz;
+    }
+    return -1;
+}
+
+static void read_build_id(const elf_view *v, uint8_t *out, uint32_t *outlen)
+{
+    *outlen = 0;
+    for (size_t i = 0; i < v->shnum; i++) {
+        const Elf64_Shdr *s = &v->sh[i];
+        if (s->sh_type == SHT_NOTE && in_bounds(v->n, s->sh_offset, s->sh_size) &&
+            notes_build_id(v->b + s->sh_offset, s->sh_size, out, outlen) == 0)
+            return;
+    }
+    const Elf64_Phdr *ph = (const Elf64_Phdr *)(v->b + v->eh->e_phoff);
+    for (size_t i = 0; v->eh->e_phnum && i < v->eh->e_phnum; i++) {
+        if (ph[i].p_type == PT_NOTE && in_bounds(v->n, ph[i].p_offset, ph[i].p_filesz) &&
+            notes_build_id(v->b + ph[i].p_offset, ph[i].p_filesz, out, outlen) == 0)
+            return;
+    }
+}
+
+typedef struct sym_list {
+    sprof_elf_symbol *v;
+    unsigned char *global; /* parallel: 1 if STB_GLOBAL/WEAK */
+    size_t n, cap;
+} sym_list;
+
+static int sym_push(sym_list *l, uint64_t lo, uint64_t hi, const char *name, int global)
+{
+    if (l->n == l->cap) {
+        size_t cap = l->cap ? l->cap * 2 : 1024;
+        sprof_elf_symbol *v = realloc(l->v, cap * sizeof *v);
+        if (!v)
+            return -1;
+        l->v = v;
+        unsigned char *g = realloc(l->global, cap);
+        if (!g)
+            return -1;
+        l->global = g;
+        l->cap = cap;
+    }
+    l->v[l->n] = (sprof_elf_symbol){ lo, hi, name };
+    l->global[l->n] = (unsigned char)global;
+    l->n++;
+    return 0;
+}
+
+/* Function symbols of every symbol table of type `type` in the view. */
+static int collect_symbols(const elf_view *v, uint32_t type, sym_list *out)
+{
+    for (size_t i = 0; i < v->shnum; i++) {
+        const Elf64_Shdr *s = &v->sh[i];
+        if (s->sh_type != type || s->sh_entsize != sizeof(Elf64_Sym) || s->sh_link >= v->shnum)
+            continue;
+        const Elf64_Shdr *strs = &v->sh[s->sh_link];
+        if (!in_bounds(v->n, s->sh_offset, s->sh_size) ||
+            !in_bounds(v->n, strs->sh_offset, strs->sh_size) || strs->sh_size == 0)
+            continue;
+        const char *str = (const char *)v->b + strs->sh_offset;
+        if (str[strs->sh_size - 1] != '\0')
+            continue; /* names must be terminated inside the table */
+        size_t count = s->sh_size / sizeof(Elf64_Sym);
+        for (size_t k = 0; k < count; k++) {
+            Elf64_Sym sym;
+            memcpy(&sym, v->b + s->sh_offset + k * sizeof(Elf64_Sym), sizeof sym);
+            unsigned t = ELF64_ST_TYPE(sym.st_info);
+            if ((t != STT_FUNC && t != STT_GNU_IFUNC) || sym.st_shndx == SHN_UNDEF ||
+                sym.st_value == 0 || sym.st_name >= strs->sh_size || str[sym.st_name] == '\0')
+                continue;
+            unsigned bind = ELF64_ST_BIND(sym.st_info);
+            if (sym_push(out, sym.st_value, sym.st_value + sym.st_size, str + sym.st_name,
+                         bind == STB_GLOBAL || bind == STB_WEAK) != 0)
+                return -1;
+        }
+    }
+    return 0;
+}
+
+/* Sort index: by address, then the preferred alias first (sized, global,
+ * shorter name, then name) so the choice never depends on table order. */
+static const sym_list *g_sort_list;
+static int sym_order(const void *a, const void *b)
+{
+    size_t i = *(const size_t *)a, j = *(const size_t *)b;
+    const sprof_elf_symbol *x = &g_sort_list->v[i], *y = &g_sort_list->v[j];
+    if (x->lo != y->lo)
+        return x->lo < y->lo ? -1 : 1;
+    int xs = x->hi > x->lo, ys = y->hi > y->lo;
+    if (xs != ys)
+        return ys - xs;
+    if (g_sort_list->global[i] != g_sort_list->global[j])
+        return g_sort_list->global[j] - g_sort_list->global[i];
+    size_t xl = strlen(x->name), yl = strlen(y->name);
+    if (xl != yl)
+        return xl < yl ? -1 : 1;
+    return strcmp(x->name, y->name);
+}
+
+/* Sort, keep one symbol per address, give sizeless symbols an extent and
+ * clip overlaps so lookups are a plain binary search. */
+static int finish_symbols(sym_list *l, sprof_elf_symbol **out, size_t *nout)
+{
+    *out = NULL;
+    *nout = 0;
+    if (l->n == 0)
+        return 0;
+    size_t *idx = malloc(l->n * sizeof *idx);
+    sprof_elf_symbol *res = malloc(l->n * sizeof *res);
+    if (!idx || !res) {
+        free(idx);
+        free(res);
+        return -1;
+    }
+    for (size_t i = 0; i < l->n; i++)
+        idx[i] = i;
+    g_sort_list = l;
+    qsort(idx, l->n, sizeof *idx, sym_order);
+    size_t n = 0;
+    for (size_t i = 0; i < l->n; i++) {
+        const sprof_elf_symbol *s = &l->v[idx[i]];
+        if (n && res[n - 1].lo == s->lo)
+            continue;
+        res[n++] = *s;
+    }
+    free(idx);
+    for (size_t i = 0; i < n; i++) {
+        uint64_t next = i + 1 < n ? res[i + 1].lo : UINT64_MAX;
+        if (res[i].hi <= res[i].lo)
+            res[i].hi = next - res[i].lo < SIZELESS_SYMBOL_MAX ? next : res[i].lo + SIZELESS_SYMBOL_MAX;
+        if (res[i].hi > next)
+            res[i].hi = next;
+    }
+    *out = res;
+    *nout = n;
+    return 0;
+}
+
+/* Look for the separate debug file of this build-id and take its .symtab. */
+static void load_debug_symbols(sprof_elf_module *m, sym_list *syms)
+{
+    if (m->build_id_len < 2)
+        return;
+    char path[128];
+    int off = snprintf(path, sizeof path, "/usr/lib/debug/.build-id/%02x/", m->build_id[0]);
+    for (uint32_t i = 1; i < m->build_id_len; i++)
+        off += snprintf(path + off, sizeof path - (size_t)off, "%02x", m->build_id[i]);
+    snprintf(path + off, sizeof path - (size_t)off, ".debug");
+    char err[256];
+    size_t size = 0;
+    void *map = map_file(path, &size, err, sizeof err);
+    if (!map)
+        return;
+    elf_view v;
+    uint8_t id[32];
+    uint32_t idlen = 0;
+    if (view_open(&v, map, size, path, err, sizeof err) == 0) {
+        read_build_id(&v, id, &idlen);
+        if (idlen == m->build_id_len && memcmp(id, m->build_id, idlen) == 0) {
+            size_t before = syms->n;
+            if (collect_symbols(&v, SHT_SYMTAB, syms) == 0 && syms->n > before) {
+                m->debug_map = map;
+                m->debug_map_size = size;
+                return;
+            }
+            syms->n = before;
+        }
+    }
+    munmap(map, size);
+}
+
+sprof_elf_module *sprof_elf_open(const char *path, char *err, size_t errlen)
+{
+    sprof_elf_module *m = calloc(1, sizeof *m);
+    if (!m || !(m->path = strdup(path))) {
+        free(m);
+        snprintf(err, errlen, "%s: out of memory", path);
+        return NULL;
+    }
+    m->map = map_file(path, &m->map_size, err, errlen);
+    if (!m->map) {
+        sprof_elf_close(m);
+        return NULL;
+    }
+    elf_view v;
+    if (view_open(&v, m->map, m->map_size, path, err, errlen) != 0) {
+        sprof_elf_close(m);
+        return NULL;
+    }
+    read_build_id(&v, m->build_id, &m->build_id_len);
+
+    const Elf64_Phdr *ph = (const Elf64_Phdr *)(v.b + v.eh->e_phoff);
+    m->segments = calloc(v.eh->e_phnum ? v.eh->e_phnum : 1, sizeof *m->segments);
+    if (!m->segments) {
+        snprintf(err, errlen, "%s: out of memory", path);
+        sprof_elf_close(m);
+        return NULL;
+    }
+    for (size_t i = 0; v.eh->e_phnum && i < v.eh->e_phnum; i++) {
+        if (ph[i].p_type != PT_LOAD)
+            continue;
+        m->segments[m->nsegments++] = (sprof_segment){ ph[i].p_vaddr, ph[i].p_memsz,
+                                                       ph[i].p_offset, ph[i].p_filesz, ph[i].p_flags };
+    }
+
+    for (size_t i = 0; i < v.shnum; i++) {
+        const Elf64_Shdr *s = &v.sh[i];
+        if (s->sh_type == SHT_PROGBITS && strcmp(section_name(&v, s), ".eh_frame") == 0 &&
+            in_bounds(v.n, s->sh_offset, s->sh_size)) {
+            m->eh_frame = v.b + s->sh_offset;
+            m->eh_frame_size = s->sh_size;
+            m->eh_frame_vaddr = s->sh_addr;
+        }
+    }
+
+    sym_list syms = { 0 };
+    int rc = collect_symbols(&v, SHT_SYMTAB, &syms);
+    if (rc == 0 && syms.n == 0)
+        load_debug_symbols(m, &syms);
+    if (rc == 0)
+        rc = collect_symbols(&v, SHT_DYNSYM, &syms);
+    if (rc == 0)
+        rc = finish_symbols(&syms, &m->symbols, &m->nsymbols);
+    free(syms.v);
+    free(syms.global);
+    if (rc != 0) {
+        snprintf(err, errlen, "%s: out of memory", path);
+        sprof_elf_close(m);
+        return NULL;
+    }
+    return m;
+}
+
+void sprof_elf_close(sprof_elf_module *m)
+{
+    if (!m)
+        return;
+    if (m->map)
+        munmap(m->map, m->map_size);
+    if (m->debug_map)
+        munmap(m->debug_map, m->debug_map_size);
+    free(m->segments);
+    free(m->symbols);
+    free(m->cfi);
+    free(m->path);
+    free(m);
+}
+
+int sprof_elf_offset_to_vaddr(const sprof_elf_module *m, uint64_t off, uint64_t *vaddr)
+{
+    for (size_t i = 0; i < m->nsegments; i++) {
+        const sprof_segment *s = &m->segments[i];
+        if (off >= s->file_offset && off - s->file_offset < s->filesz) {
+            *vaddr = s->vaddr + (off - s->file_offset);
+            return 0;
+        }
+    }
+    return -1;
+}
+
+const sprof_elf_symbol *sprof_elf_symbol_at(const sprof_elf_module *m, uint64_t vaddr)
+{
+    size_t lo = 0, hi = m->nsymbols;
+    while (lo < hi) {
+        size_t mid = lo + (hi - lo) / 2;
+        if (m->symbols[mid].lo <= vaddr)
+            lo = mid + 1;
+        else
+            hi = mid;
+    }
+    if (lo == 0)
+        return NULL;
+    const sprof_elf_symbol *s = &m->symbols[lo - 1];
+    return vaddr < s->hi ? s : NULL;
+}
+
+int sprof_elf_cfi_lookup(sprof_elf_module *m, uint64_t vaddr, sprof_cfi_row *row)
+{
+    if (m->cfi_state == 0) {
+        char err[256];
+        m->cfi_state = -1;
+        if (m->eh_frame && sprof_cfi_compile(m->eh_frame, m->eh_frame_size, m->eh_frame_vaddr, 0,
+                                             &m->cfi, &m->ncfi, err, sizeof err) == 0)
+            m->cfi_state = 1;
+    }
+    if (m->cfi_state != 1)
+        return -1;
+    const sprof_cfi_row *r = sprof_cfi_find(m->cfi, m->ncfi, vaddr);
+    if (!r)
+        return -1;
+    *row = *r;
+    return 0;
+}

@@ -1,0 +1,142 @@
+/* Read folded stacks ("a;b;c 123" lines) into a profile. Strict: the last
+ * space-separated field must be an unsigned integer; anything else is an
+ * error naming the file and line. Blank lines are skipped; an empty file
+ * is zero stacks. A trailing class suffix (ours: _[u] _[r] _[g] _[n];
+ * flamegraph.pl's: _[k] _[j] _[i] _[w]) is parsed back. Spec: docs/folded.md. */
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "sprof/profile.h"
+
+#define MAX_FOLDED_FRAMES 65536
+
+/* Strip a known suffix from name[0..*len), setting cost/flags. */
+static void parse_suffix(const char *name, size_t *len, uint8_t *cost, uint16_t *flags)
+{
+    *cost = SPROF_COST_NATIVE;
+    *flags = 0;
+    if (*len < 5 || name[*len - 4] != '_' || name[*len - 3] != '[' || name[*len - 1] != ']')
+        return;
+    switch (name[*len - 2]) {
+    case 'u': *cost = SPROF_COST_USER; break;
+    case 'r': *cost = SPROF_COST_RUNTIME; break;
+    case 'g': *cost = SPROF_COST_GC; break;
+    case 'n': *cost = SPROF_COST_NATIVE; break;
+    case 'k': /* kernel */
+    case 'j': /* jit */
+    case 'w': /* waker */
+        *cost = SPROF_COST_NATIVE;
+        break;
+    case 'i': *flags = SPROF_FRAME_INLINED; *cost = SPROF_COST_USER; break;
+    default: return;
+    }
+    *len -= 4;
+}
+
+static int parse_line(sprof_profile *p, const char *path, size_t lineno, char *line, size_t len,
+                      uint32_t *frames, char *err, size_t errlen)
+{
+    while (len && (line[len - 1] == '\n' || line[len - 1] == '\r'))
+        line[--len] = '\0';
+    if (len == 0)
+        return 0;
+    if (memchr(line, '\0', len)) {
+        snprintf(err, errlen, "%s:%zu: NUL byte in line", path, lineno);
+        return -1;
+    }
+    char *sp = strrchr(line, ' ');
+    if (!sp || sp == line) {
+        snprintf(err, errlen, "%s:%zu: expected \"frame;frame;... COUNT\"", path, lineno);
+        return -1;
+    }
+    const char *num = sp + 1;
+    if (*num == '\0') {
+        snprintf(err, errlen, "%s:%zu: missing count after the last space", path, lineno);
+        return -1;
+    }
+    uint64_t count = 0;
+    for (const char *c = num; *c; c++) {
+        if (*c == '.' || *c == 'e' || *c == 'E') {
+            snprintf(err, errlen, "%s:%zu: fractional count \"%s\" (counts are integers)", path,
+                     lineno, num);
+            return -1;
+        }
+        if (*c < '0' || *c > '9') {
+            snprintf(err, errlen, "%s:%zu: count \"%.40s\" is not an unsigned integer", path,
+                     lineno, num);
+            return -1;
+        }
+        unsigned d = (unsigned)(*c - '0');
+        if (count > (UINT64_MAX - d) / 10) {
+            snprintf(err, errlen, "%s:%zu: count overflows 64 bits", path, lineno);
+            return -1;
+        }
+        count = count * 10 + d;
+    }
+    *sp = '\0';
+    uint32_t n = 0;
+    char *start = line;
+    for (;;) {
+        char *semi = strchr(start, ';');
+        size_t flen = semi ? (size_t)(semi - start) : strlen(start);
+        if (flen == 0) {
+            snprintf(err, errlen, "%s:%zu: empty frame name", path, lineno);
+            return -1;
+        }
+        if (n == MAX_FOLDED_FRAMES) {
+            snprintf(err, errlen, "%s:%zu: more than %d frames", path, lineno, MAX_FOLDED_FRAMES);
+            return -1;
+        }
+        uint8_t cost;
+        uint16_t flags;
+        parse_suffix(start, &flen, &cost, &flags);
+        char saved = start[flen];
+        start[flen] = '\0';
+        sprof_pframe f = { .name = start, .c_name = start, .file = "", .module = "",
+                           .kind = SPROF_KIND_NATIVE, .cost = cost, .flags = flags };
+        frames[n++] = sprof_profile_intern_frame(p, &f);
+        start[flen] = saved;
+        if (!semi)
+            break;
+        start = semi + 1;
+    }
+    /* The unit of a folded count is whatever it was written in: kept as
+     * both samples and weight so any view shows it. */
+    if (sprof_profile_add_stack(p, frames, n, count, count, 0) != 0) {
+        snprintf(err, errlen, "%s:%zu: out of memory", path, lineno);
+        return -1;
+    }
+    return 0;
+}
+
+int sprof_profile_add_folded(sprof_profile *p, const char *path, char *err, size_t errlen)
+{
+    FILE *f = fopen(path, "r");
+    if (!f) {
+        snprintf(err, errlen, "%s: %s", path, strerror(errno));
+        return -1;
+    }
+    uint32_t *frames = malloc(MAX_FOLDED_FRAMES * sizeof *frames);
+    char *line = NULL;
+    size_t cap = 0, lineno = 0;
+    ssize_t got;
+    int rc = 0;
+    if (!frames) {
+        snprintf(err, errlen, "%s: out of memory", path);
+        rc = -1;
+    }
+    while (rc == 0 && (got = getline(&line, &cap, f)) >= 0) {
+        lineno++;
+        rc = parse_line(p, path, lineno, line, (size_t)got, frames, err, errlen);
+    }
+    if (rc == 0 && ferror(f)) {
+        snprintf(err, errlen, "%s: read error", path);
+        rc = -1;
+    }
+    free(line);
+    free(frames);
+    fclose(f);
+    return rc;
+}

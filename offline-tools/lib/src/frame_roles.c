@@ -1,0 +1,53 @@
+/* Well-known function names that shape a stack (see frame_roles.h). */
+#include "frame_roles.h"
+
+#include <string.h>
+
+/* Length of the name without a clone suffix ("foo.isra.0" -> 3). */
+static size_t base_len(const char *name)
+{
+    const char *dot = strchr(name, '.');
+    return dot && dot != name ? (size_t)(dot - name) : strlen(name);
+}
+
+static int base_is(const char *name, const char *want)
+{
+    size_t n = base_len(name);
+    return strlen(want) == n && memcmp(name, want, n) == 0;
+}
+
+static int base_in(const char *name, const char *const *set)
+{
+    for (; *set; set++)
+        if (base_is(name, *set))
+            return 1;
+    return 0;
+}
+
+int sprof_is_gc_root_helper(const char *c_name)
+{
+    static const char *const exact[] = { "sp_gc_cleanup", "_sp_gc_cleanup", NULL };
+    return base_in(c_name, exact) || strncmp(c_name, "_sp_gc_root_", 12) == 0 ||
+           strncmp(c_name, "sp_gc_root_", 11) == 0;
+}
+
+int sprof_is_fiber_base(const char *c_name)
+{
+    static const char *const set[] = { "__start_context", "sp_fiber_trampoline", NULL };
+    return base_in(c_name, set);
+}
+
+int sprof_is_main(const char *c_name)
+{
+    return base_is(c_name, "main");
+}
+
+int sprof_is_libc_start(const char *c_name)
+{
+    static const char *const set[] = {
+        "_start", "__libc_start_main", "__libc_start_main_impl", "__libc_start_call_main",
+        "start_thread", "clone", "clone3", "__clone", "__clone3", "__clone_internal",
+        NULL,
+    };
+    return base_in(c_name, set);
+}

@@ -1,0 +1,19 @@
+/* Well-known function names that shape a stack: roots (main, thread and
+ * process start), fiber bases, GC-root bookkeeping helpers. Compared on
+ * the C name without a compiler clone suffix (.isra.0, .cold, ...).
+ * Internal to offline-tools/lib. */
+#ifndef SPROF_FRAME_ROLES_H
+#define SPROF_FRAME_ROLES_H
+
+/* sp_gc_cleanup, _sp_gc_root_push, _sp_gc_root_pop, ...: inlined around
+ * calls; never kept between two frames. */
+int sprof_is_gc_root_helper(const char *c_name);
+/* __start_context, sp_fiber_trampoline: the base of a ucontext fiber stack. */
+int sprof_is_fiber_base(const char *c_name);
+/* main */
+int sprof_is_main(const char *c_name);
+/* _start, __libc_start_main, __libc_start_call_main, start_thread, clone3, ...:
+ * the libc frames outside main or a thread's start routine. */
+int sprof_is_libc_start(const char *c_name);
+
+#endif

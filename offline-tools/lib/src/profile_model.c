@@ -1,0 +1,143 @@
+/* The joined profile model: interned frames, merged stacks. */
+#include <stdlib.h>
+#include <string.h>
+
+#include "hash64.h"
+#include "profile_internal.h"
+
+void sprof_profile_init(sprof_profile *p)
+{
+    memset(p, 0, sizeof *p);
+    p->internal = calloc(1, sizeof *p->internal);
+}
+
+void sprof_profile_free(sprof_profile *p)
+{
+    if (!p)
+        return;
+    if (p->internal) {
+        sprof_frame_entry *f, *ftmp;
+        HASH_ITER(hh, p->internal->frame_table, f, ftmp) {
+            HASH_DEL(p->internal->frame_table, f);
+            free(f);
+        }
+        sprof_stack_entry *s, *stmp;
+        HASH_ITER(hh, p->internal->stack_table, s, stmp) {
+            HASH_DEL(p->internal->stack_table, s);
+            free(s);
+        }
+        free(p->internal);
+    }
+    for (size_t i = 0; i < p->nframes; i++) {
+        /* all strings of a frame live in one allocation starting at name */
+        free((void *)p->frames[i].name);
+    }
+    free(p->frames);
+    for (size_t i = 0; i < p->nstacks; i++)
+        free(p->stacks[i].frames);
+    free(p->stacks);
+    free(p->binary_path);
+    memset(p, 0, sizeof *p);
+}
+
+static const char *nz(const char *s)
+{
+    return s ? s : "";
+}
+
+uint32_t sprof_profile_intern_frame(sprof_profile *p, const sprof_pframe *f)
+{
+    const char *strs[4] = { nz(f->name), nz(f->c_name), nz(f->file), nz(f->module) };
+    size_t lens[4], total = 0;
+    for (int i = 0; i < 4; i++) {
+        lens[i] = strlen(strs[i]) + 1;
+        total += lens[i];
+    }
+    size_t keylen = total + 8;
+    sprof_frame_entry *e = malloc(sizeof *e + keylen);
+    if (!e)
+        abort(); /* out of memory while building a profile: nothing sensible to return */
+    char *k = e->key;
+    for (int i = 0; i < 4; i++) {
+        memcpy(k, strs[i], lens[i]);
+        k += lens[i];
+    }
+    memcpy(k, &f->line, 4);
+    k[4] = (char)f->kind;
+    k[5] = (char)f->cost;
+    memcpy(k + 6, &f->flags, 2);
+    e->keylen = keylen;
+    unsigned hv = (unsigned)sprof_hash64(e->key, keylen);
+    sprof_frame_entry *found;
+    HASH_FIND_BYHASHVALUE(hh, p->internal->frame_table, e->key, keylen, hv, found);
+    if (found) {
+        free(e);
+        return found->index;
+    }
+    if (p->nframes == p->internal->frames_cap) {
+        size_t cap = p->internal->frames_cap ? p->internal->frames_cap * 2 : 256;
+        sprof_pframe *v = realloc(p->frames, cap * sizeof *v);
+        if (!v)
+            abort();
+        p->frames = v;
+        p->internal->frames_cap = cap;
+    }
+    char *pool = malloc(total);
+    if (!pool)
+        abort();
+    memcpy(pool, e->key, total);
+    sprof_pframe *nf = &p->frames[p->nframes];
+    *nf = *f;
+    nf->name = pool;
+    nf->c_name = pool + lens[0];
+    nf->file = pool + lens[0] + lens[1];
+    nf->module = pool + lens[0] + lens[1] + lens[2];
+    e->index = (uint32_t)p->nframes++;
+    HASH_ADD_KEYPTR_BYHASHVALUE(hh, p->internal->frame_table, e->key, keylen, hv, e);
+    return e->index;
+}
+
+int sprof_profile_add_stack(sprof_profile *p, const uint32_t *frames, uint32_t n, uint64_t samples,
+                            uint64_t cpu_ns, uint32_t tid)
+{
+    for (uint32_t i = 0; i < n; i++)
+        if (frames[i] >= p->nframes)
+            return -1;
+    size_t keylen = (size_t)(n + 1) * sizeof(uint32_t);
+    sprof_stack_entry *e = malloc(sizeof *e + keylen);
+    if (!e)
+        return -1;
+    e->key[0] = tid;
+    if (n)
+        memcpy(e->key + 1, frames, n * sizeof *frames);
+    unsigned hv = (unsigned)sprof_hash64(e->key, keylen);
+    sprof_stack_entry *found;
+    HASH_FIND_BYHASHVALUE(hh, p->internal->stack_table, e->key, keylen, hv, found);
+    if (found) {
+        free(e);
+        p->stacks[found->index].samples += samples;
+        p->stacks[found->index].cpu_ns += cpu_ns;
+        return 0;
+    }
+    if (p->nstacks == p->internal->stacks_cap) {
+        size_t cap = p->internal->stacks_cap ? p->internal->stacks_cap * 2 : 256;
+        sprof_pstack *v = realloc(p->stacks, cap * sizeof *v);
+        if (!v) {
+            free(e);
+            return -1;
+        }
+        p->stacks = v;
+        p->internal->stacks_cap = cap;
+    }
+    uint32_t *copy = malloc(n ? n * sizeof *copy : 1);
+    if (!copy) {
+        free(e);
+        return -1;
+    }
+    if (n)
+        memcpy(copy, frames, n * sizeof *frames);
+    p->stacks[p->nstacks] = (sprof_pstack){ n, copy, samples, cpu_ns, tid };
+    e->index = (uint32_t)p->nstacks++;
+    HASH_ADD_KEYPTR_BYHASHVALUE(hh, p->internal->stack_table, e->key, keylen, hv, e);
+    return 0;
+}

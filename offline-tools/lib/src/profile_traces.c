@@ -1,0 +1,470 @@
+/* Load sprof traces into a profile:
+ *   1. stream the records; merge identical raw samples (raw_samples.c);
+ *   2. join the trace to the symmap by build-id (refuse a mismatch);
+ *   3. unwind each distinct raw sample once (unwind.c), symbolize each
+ *      distinct PC once (symbolize.c), shape the stack (fiber root, libc
+ *      start frames, GC-root helpers, thread root) and merge it into the
+ *      profile's stacks. */
+#include <inttypes.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/mman.h>
+
+#include <uthash.h>
+
+#include "address_space.h"
+#include "frame_roles.h"
+#include "raw_samples.h"
+#include "sprof/profile.h"
+#include "sprof/trace_reader.h"
+#include "symbolize.h"
+#include "unwind.h"
+
+#define MAX_UNWIND_FRAMES 2048
+#define MAX_STACK_FRAMES (MAX_UNWIND_FRAMES * 8)
+
+typedef struct thread_name {
+    UT_hash_handle hh;
+    uint32_t tid;
+    char *name;
+} thread_name;
+
+typedef struct loader {
+    sprof_profile *p;
+    const sprof_load_options *opt;
+    sprof_symmap *symmap;
+    const char *symmap_path;
+    sprof_module_cache modules;
+    sprof_symbolizer *sym;
+    uint64_t *pcs;
+    uint32_t *stack;   /* leaf first while shaping */
+    uint32_t *rooted;  /* root first */
+    int any_cpu_trace, any_trace;
+} loader;
+
+/* One trace being read. */
+typedef struct trace_state {
+    const char *path;
+    sprof_address_space as;
+    sprof_raw_table raw;
+    thread_name *threads;
+    char *exe_path;
+    uint64_t start_ns;
+    int have_info;
+    uint64_t dropped;
+    uint64_t kept, filtered, truncated;
+} trace_state;
+
+static void hex(const uint8_t *id, size_t len, char *out, size_t outlen)
+{
+    if (len == 0) {
+        snprintf(out, outlen, "none");
+        return;
+    }
+    size_t o = 0;
+    for (size_t i = 0; i < len && o + 3 <= outlen; i++)
+        o += (size_t)snprintf(out + o, outlen - o, "%02x", id[i]);
+}
+
+static const char *base_name(const char *path)
+{
+    const char *s = strrchr(path, '/');
+    return s && s[1] ? s + 1 : path;
+}
+
+/* ---- unwinder oracle over the trace's address space ---- */
+
+typedef struct code_ctx {
+    loader *L;
+    trace_state *T;
+} code_ctx;
+
+static int oracle_is_code(void *ctx, uint64_t pc)
+{
+    code_ctx *c = ctx;
+    return sprof_as_find(&c->T->as, pc) != NULL;
+}
+
+static int oracle_cfi(void *ctx, uint64_t pc, sprof_cfi_row *row)
+{
+    code_ctx *c = ctx;
+    const sprof_map_entry *me = sprof_as_find(&c->T->as, pc);
+    if (!me)
+        return -1;
+    uint64_t vaddr;
+    if (me->mod->is_main && c->L->symmap &&
+        sprof_symmap_file_offset_to_vaddr(c->L->symmap, pc - me->start + me->file_offset, &vaddr) == 0 &&
+        sprof_symmap_cfi_lookup(c->L->symmap, vaddr, row) == 0)
+        return 0;
+    sprof_elf_module *elf = sprof_module_elf(me->mod);
+    if (!elf || sprof_elf_offset_to_vaddr(elf, pc - me->start + me->file_offset, &vaddr) != 0)
+        return -1;
+    return sprof_elf_cfi_lookup(elf, vaddr, row);
+}
+
+/* ---- reading ---- */
+
+static int keep_sample(const loader *L, const trace_state *T, const sprof_sample_view *s)
+{
+    const sprof_load_options *o = L->opt;
+    if (o->from_ns || o->to_ns) {
+        uint64_t rel = s->time_ns > T->start_ns ? s->time_ns - T->start_ns : 0;
+        if (rel < o->from_ns || (o->to_ns && rel >= o->to_ns))
+            return 0;
+    }
+    if (o->tids && o->ntids) {
+        size_t i;
+        for (i = 0; i < o->ntids; i++)
+            if (o->tids[i] == s->tid)
+                break;
+        if (i == o->ntids)
+            return 0;
+    }
+    return 1;
+}
+
+static int read_trace(loader *L, trace_state *T, sprof_trace *t, char *err, size_t errlen)
+{
+    sprof_trace_record rec;
+    int rc;
+    while ((rc = sprof_trace_next(t, &rec, err, errlen)) == 1) {
+        switch (rec.type) {
+        case SPROF_REC_INFO:
+            if (!T->have_info) {
+                T->have_info = 1;
+                T->start_ns = rec.u.info.start_monotonic_ns;
+                free(T->exe_path);
+                T->exe_path = strdup(rec.u.info.exe_path ? rec.u.info.exe_path : "");
+                if (!L->any_trace)
+                    L->p->hz = rec.u.info.hz;
+                L->any_trace = 1;
+                if (rec.u.info.mode != SPROF_MODE_WALL)
+                    L->any_cpu_trace = 1;
+            }
+            break;
+        case SPROF_REC_MAPPING: {
+            const sprof_mapping_view *m = &rec.u.mapping;
+            if (m->prot && !(m->prot & PROT_EXEC))
+                break;
+            sprof_module *mod = sprof_module_get(&L->modules, m->path ? m->path : "", m->build_id,
+                                                 m->build_id_len, 0);
+            if (!mod || sprof_as_add(&T->as, m->start, m->end, m->file_offset, mod) != 0) {
+                snprintf(err, errlen, "%s: out of memory", T->path);
+                return -1;
+            }
+            break;
+        }
+        case SPROF_REC_THREAD: {
+            const sprof_thread_view *th = &rec.u.thread;
+            if (!th->name || !th->name[0])
+                break;
+            thread_name *tn;
+            HASH_FIND(hh, T->threads, &th->tid, sizeof th->tid, tn);
+            if (!tn) {
+                tn = calloc(1, sizeof *tn);
+                if (!tn) {
+                    snprintf(err, errlen, "%s: out of memory", T->path);
+                    return -1;
+                }
+                tn->tid = th->tid;
+                HASH_ADD(hh, T->threads, tid, sizeof tn->tid, tn);
+            }
+            free(tn->name);
+            tn->name = strdup(th->name);
+            break;
+        }
+        case SPROF_REC_SAMPLE:
+            if (!keep_sample(L, T, &rec.u.sample)) {
+                T->filtered++;
+                break;
+            }
+            T->kept++;
+            if (rec.u.sample.flags & SPROF_SAMPLE_TRUNCATED)
+                T->truncated++;
+            if (sprof_raw_add(&T->raw, &rec.u.sample, L->opt->per_thread) != 0) {
+                snprintf(err, errlen, "%s: out of memory", T->path);
+                return -1;
+            }
+            break;
+        case SPROF_REC_STATS:
+            T->dropped = rec.u.stats.samples_dropped; /* cumulative: the last one wins */
+            break;
+        default:
+            break;
+        }
+    }
+    if (rc < 0)
+        return -1;
+    if (!T->have_info && T->kept > 0) {
+        snprintf(err, errlen, "%s: samples before the INFO record", T->path);
+        return -1;
+    }
+    return 0;
+}
+
+/* ---- joining the trace to the symmap ---- */
+
+static int same_id(const uint8_t *a, size_t alen, const uint8_t *b, size_t blen)
+{
+    return alen > 0 && alen == blen && memcmp(a, b, alen) == 0;
+}
+
+/* Mark the main binary's mappings (symbolized through the symmap) or
+ * refuse a trace and symmap of different builds. */
+static int join_symmap(loader *L, trace_state *T, char *err, size_t errlen)
+{
+    if (!L->symmap)
+        return 0;
+    size_t sid_len;
+    const uint8_t *sid = sprof_symmap_build_id(L->symmap, &sid_len);
+    const char *bin = sprof_symmap_binary_path(L->symmap);
+    const sprof_module *main_mod = NULL;
+    for (size_t i = 0; i < T->as.n && !main_mod; i++) {
+        const sprof_module *m = T->as.v[i].mod;
+        if (same_id(m->build_id, m->build_id_len, sid, sid_len))
+            main_mod = m;
+    }
+    const sprof_module *exe = NULL;
+    if (!main_mod) {
+        /* the executable's own mapping, to name its build in the message */
+        for (size_t i = 0; i < T->as.n && !exe; i++)
+            if (T->exe_path && T->exe_path[0] && strcmp(T->as.v[i].mod->path, T->exe_path) == 0)
+                exe = T->as.v[i].mod;
+        for (size_t i = 0; i < T->as.n && !exe; i++)
+            if (bin && bin[0] && strcmp(base_name(T->as.v[i].mod->path), base_name(bin)) == 0)
+                exe = T->as.v[i].mod;
+        if (exe && (sid_len == 0 || exe->build_id_len == 0))
+            main_mod = exe; /* one side has no build-id: trust the path */
+    }
+    if (!main_mod) {
+        if (!L->opt->force) {
+            char a[80], b[80];
+            hex(exe ? exe->build_id : NULL, exe ? exe->build_id_len : 0, a, sizeof a);
+            hex(sid, sid_len, b, sizeof b);
+            snprintf(err, errlen,
+                     "%s (build-id %s) and %s (build-id %s) come from different builds; "
+                     "use --force to fold anyway",
+                     T->path, a, L->symmap_path, b);
+            return -1;
+        }
+        main_mod = exe;
+        if (!main_mod)
+            return 0; /* nothing to join: everything is named from ELF files */
+    }
+    /* Re-point every mapping of that file at a module flagged as main. */
+    char *path = strdup(main_mod->path);
+    uint8_t id[32];
+    uint32_t idlen = main_mod->build_id_len;
+    memcpy(id, main_mod->build_id, idlen);
+    if (!path) {
+        snprintf(err, errlen, "%s: out of memory", T->path);
+        return -1;
+    }
+    sprof_module *m = sprof_module_get(&L->modules, path, id, idlen, 1);
+    for (size_t i = 0; m && i < T->as.n; i++)
+        if (strcmp(T->as.v[i].mod->path, path) == 0)
+            T->as.v[i].mod = m;
+    free(path);
+    if (!m) {
+        snprintf(err, errlen, "%s: out of memory", T->path);
+        return -1;
+    }
+    return 0;
+}
+
+/* ---- shaping and merging stacks ---- */
+
+static uint32_t synthetic_frame(sprof_profile *p, const char *name, uint8_t kind)
+{
+    sprof_pframe f = { .name = name, .c_name = "", .file = "", .module = "", .kind = kind,
+                       .cost = SPROF_COST_USER, .flags = SPROF_PFRAME_SYNTHETIC };
+    return sprof_profile_intern_frame(p, &f);
+}
+
+/* stack: leaf first, n frames. Returns the new count; *complete set. */
+static uint32_t shape_stack(sprof_profile *p, uint32_t *stack, uint32_t n, int *complete)
+{
+    *complete = 0;
+    /* A fiber: everything from the innermost fiber base outward is the
+     * stale chain of whoever created or resumed it. */
+    for (uint32_t i = 1; i < n; i++) {
+        if (sprof_is_fiber_base(p->frames[stack[i]].c_name)) {
+            stack[i] = synthetic_frame(p, "[Fiber]", SPROF_KIND_BLOCK);
+            n = i + 1;
+            *complete = 1;
+            break;
+        }
+    }
+    if (!*complete) {
+        /* Root at the outermost main; drop libc's start frames outside it
+         * (or outside a thread's start routine). */
+        for (uint32_t i = n; i-- > 0;) {
+            if (sprof_is_main(p->frames[stack[i]].c_name)) {
+                n = i + 1;
+                *complete = 1;
+                break;
+            }
+        }
+    }
+    if (!*complete) {
+        for (uint32_t i = n; i-- > 1;) {
+            if (sprof_is_libc_start(p->frames[stack[i]].c_name)) {
+                uint32_t j = i;
+                while (j > 1 && sprof_is_libc_start(p->frames[stack[j - 1]].c_name))
+                    j--;
+                n = j;
+                *complete = 1;
+                break;
+            }
+        }
+        if (!*complete && n > 0 && sprof_is_libc_start(p->frames[stack[n - 1]].c_name))
+            *complete = 1; /* the sample is in the start code itself */
+    }
+    /* GC-root bookkeeping helpers are inlined around calls; outside the
+     * leaf they are attribution noise between Ruby frames. */
+    uint32_t k = 0;
+    for (uint32_t i = 0; i < n; i++)
+        if (i == 0 || !sprof_is_gc_root_helper(p->frames[stack[i]].c_name))
+            stack[k++] = stack[i];
+    return k;
+}
+
+static int expand_trace(loader *L, trace_state *T, char *err, size_t errlen)
+{
+    sprof_profile *p = L->p;
+    code_ctx ctx = { L, T };
+    sprof_unwind_env env = { &ctx, oracle_is_code, oracle_cfi };
+    sprof_raw_sample *r, *tmp;
+    HASH_ITER(hh, T->raw.table, r, tmp) {
+        sprof_sample_view s;
+        sprof_raw_view(r, &s);
+        size_t npcs = sprof_unwind(&s, &env, L->pcs, MAX_UNWIND_FRAMES, NULL);
+        uint32_t n = 0;
+        for (size_t i = 0; i < npcs; i++) {
+            const uint32_t *fr;
+            uint32_t k = sprof_symbolize(L->sym, sprof_as_find(&T->as, L->pcs[i] - (i > 0)),
+                                         L->pcs[i], i > 0, &fr);
+            if (k == 0) {
+                snprintf(err, errlen, "%s: out of memory", T->path);
+                return -1;
+            }
+            for (uint32_t j = 0; j < k && n < MAX_STACK_FRAMES; j++)
+                L->stack[n++] = fr[j];
+        }
+        int complete;
+        n = shape_stack(p, L->stack, n, &complete);
+        if (!complete)
+            p->stats.incomplete += r->count;
+        uint32_t m = 0;
+        if (L->opt->per_thread) {
+            thread_name *tn;
+            HASH_FIND(hh, T->threads, &s.tid, sizeof s.tid, tn);
+            char name[300];
+            if (tn && tn->name && tn->name[0])
+                snprintf(name, sizeof name, "[thread %s %" PRIu32 "]", tn->name, s.tid);
+            else
+                snprintf(name, sizeof name, "[thread %" PRIu32 "]", s.tid);
+            L->rooted[m++] = synthetic_frame(p, name, SPROF_KIND_NATIVE);
+        }
+        for (uint32_t i = n; i-- > 0;)
+            L->rooted[m++] = L->stack[i];
+        if (sprof_profile_add_stack(p, L->rooted, m, r->count, r->weight_ns,
+                                    L->opt->per_thread ? s.tid : 0) != 0) {
+            snprintf(err, errlen, "%s: out of memory", T->path);
+            return -1;
+        }
+    }
+    return 0;
+}
+
+static void trace_state_free(trace_state *T)
+{
+    sprof_as_free(&T->as);
+    sprof_raw_free(&T->raw);
+    thread_name *tn, *tmp;
+    HASH_ITER(hh, T->threads, tn, tmp) {
+        HASH_DEL(T->threads, tn);
+        free(tn->name);
+        free(tn);
+    }
+    free(T->exe_path);
+}
+
+static int load_one(loader *L, const char *path, char *err, size_t errlen)
+{
+    sprof_trace *t = sprof_trace_open(path, err, errlen);
+    if (!t)
+        return -1;
+    trace_state T;
+    memset(&T, 0, sizeof T);
+    T.path = path;
+    int rc = read_trace(L, &T, t, err, errlen);
+    if (rc == 0 && sprof_trace_truncated(t))
+        L->p->stats.truncated_files++;
+    if (rc == 0) {
+        sprof_as_finish(&T.as);
+        rc = join_symmap(L, &T, err, errlen);
+    }
+    if (rc == 0)
+        rc = expand_trace(L, &T, err, errlen);
+    if (rc == 0) {
+        L->p->stats.samples += T.kept;
+        L->p->stats.filtered += T.filtered;
+        L->p->stats.truncated += T.truncated;
+        L->p->stats.dropped += T.dropped;
+    }
+    trace_state_free(&T);
+    sprof_trace_close(t);
+    return rc;
+}
+
+int sprof_profile_add_traces(sprof_profile *p, const char *const *trace_paths, size_t ntraces,
+                             const char *symmap_path, const sprof_load_options *opt, char *err,
+                             size_t errlen)
+{
+    static const sprof_load_options defaults;
+    loader L;
+    memset(&L, 0, sizeof L);
+    L.p = p;
+    L.opt = opt ? opt : &defaults;
+    L.symmap_path = symmap_path;
+    if (symmap_path) {
+        L.symmap = sprof_symmap_open(symmap_path, err, errlen);
+        if (!L.symmap)
+            return -1;
+        size_t len;
+        const uint8_t *id = sprof_symmap_build_id(L.symmap, &len);
+        if (len > sizeof p->build_id)
+            len = sizeof p->build_id;
+        memcpy(p->build_id, id, len);
+        p->build_id_len = (uint32_t)len;
+        const char *bin = sprof_symmap_binary_path(L.symmap);
+        if (bin && bin[0] && !p->binary_path)
+            p->binary_path = strdup(bin);
+    }
+    L.sym = sprof_symbolizer_new(p, L.symmap, L.opt->no_inline);
+    L.pcs = malloc(MAX_UNWIND_FRAMES * sizeof *L.pcs);
+    L.stack = malloc(MAX_STACK_FRAMES * sizeof *L.stack);
+    L.rooted = malloc((MAX_STACK_FRAMES + 1) * sizeof *L.rooted);
+    int rc = 0;
+    if (!L.sym || !L.pcs || !L.stack || !L.rooted) {
+        snprintf(err, errlen, "out of memory");
+        rc = -1;
+    }
+    uint64_t unresolved_before = 0;
+    for (size_t i = 0; rc == 0 && i < ntraces; i++)
+        rc = load_one(&L, trace_paths[i], err, errlen);
+    if (L.sym)
+        p->stats.unresolved_pcs += sprof_symbolizer_unresolved(L.sym) - unresolved_before;
+    if (L.any_trace)
+        p->mode = L.any_cpu_trace ? SPROF_MODE_CPU : SPROF_MODE_WALL;
+    sprof_symbolizer_free(L.sym);
+    sprof_module_cache_free(&L.modules);
+    if (L.symmap)
+        sprof_symmap_close(L.symmap);
+    free(L.pcs);
+    free(L.stack);
+    free(L.rooted);
+    return rc;
+}

@@ -1,0 +1,181 @@
+/* Offline unwinder: CFI over recorded stack words, then the recorded
+ * frame-pointer chain as soon as the unwind reaches one of its records. */
+#include "unwind.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+#define MAX_CFI_STEPS 1024
+
+typedef struct mem_word {
+    uint64_t addr, val;
+} mem_word;
+
+typedef struct sparse_mem {
+    mem_word *w;
+    size_t n;
+    uint64_t *rec;   /* absolute address of frame record i, 0 if unknown */
+} sparse_mem;
+
+static int word_order(const void *a, const void *b)
+{
+    const mem_word *x = a, *y = b;
+    return x->addr < y->addr ? -1 : x->addr > y->addr;
+}
+
+static int mem_read(const sparse_mem *m, uint64_t addr, uint64_t *val)
+{
+    size_t lo = 0, hi = m->n;
+    while (lo < hi) {
+        size_t mid = lo + (hi - lo) / 2;
+        if (m->w[mid].addr < addr)
+            lo = mid + 1;
+        else
+            hi = mid;
+    }
+    if (lo < m->n && m->w[lo].addr == addr) {
+        *val = m->w[lo].val;
+        return 0;
+    }
+    return -1;
+}
+
+static int build_mem(const sprof_sample_view *s, sparse_mem *m)
+{
+    m->n = 0;
+    m->w = malloc(((size_t)s->ncand + 2 * (size_t)s->nframes + 1) * sizeof *m->w);
+    m->rec = calloc(s->nframes ? s->nframes : 1, sizeof *m->rec);
+    if (!m->w || !m->rec)
+        return -1;
+    for (uint32_t i = 0; i < s->nframes; i++) {
+        uint32_t off = s->fpoff[i];
+        if (i == 0 && off == SPROF_FPOFF_UNKNOWN)
+            off = s->fp0_off;
+        if (off != SPROF_FPOFF_UNKNOWN)
+            m->rec[i] = s->sp + off;
+    }
+    for (uint32_t i = 0; i < s->nframes; i++) {
+        if (!m->rec[i])
+            continue;
+        m->w[m->n++] = (mem_word){ m->rec[i] + 8, s->ret[i] };
+        if (i + 1 < s->nframes && m->rec[i + 1])
+            m->w[m->n++] = (mem_word){ m->rec[i], m->rec[i + 1] };
+    }
+    for (uint32_t i = 0; i < s->ncand; i++)
+        m->w[m->n++] = (mem_word){ s->sp + s->cand_off[i], s->cand_val[i] };
+    /* a word recorded twice (record and candidate) holds the same value */
+    qsort(m->w, m->n, sizeof *m->w, word_order);
+    size_t k = 0;
+    for (size_t i = 0; i < m->n; i++)
+        if (k == 0 || m->w[k - 1].addr != m->w[i].addr)
+            m->w[k++] = m->w[i];
+    m->n = k;
+    return 0;
+}
+
+static size_t emit_chain(const sprof_sample_view *s, uint32_t from, uint64_t *pcs, size_t n,
+                         size_t max, sprof_unwind_info *info)
+{
+    for (uint32_t i = from; i < s->nframes && n < max; i++) {
+        if (s->ret[i] == 0)
+            break;
+        pcs[n++] = s->ret[i];
+        info->chain_frames++;
+    }
+    return n;
+}
+
+/* No CFI or an unknown word: continue with the recorded chain from the
+ * first frame record at or above sp (the current function's own record,
+ * or its caller's when it has none). Without record offsets (kernel
+ * chains), continue after the chain entry equal to the current pc, or
+ * from the start when only the leaf is known. */
+static size_t fallback(const sprof_sample_view *s, const sparse_mem *m, uint64_t sp, uint64_t pc,
+                       uint64_t *pcs, size_t n, size_t max, sprof_unwind_info *info)
+{
+    info->used_fallback = 1;
+    int any_known = 0;
+    for (uint32_t i = 0; i < s->nframes; i++) {
+        if (!m->rec[i])
+            continue;
+        any_known = 1;
+        if (m->rec[i] >= sp)
+            return emit_chain(s, i, pcs, n, max, info);
+    }
+    if (any_known)
+        return n;
+    if (n == 1)
+        return emit_chain(s, 0, pcs, n, max, info);
+    for (uint32_t i = 0; i < s->nframes; i++)
+        if (s->ret[i] == pc)
+            return emit_chain(s, i + 1, pcs, n, max, info);
+    return n;
+}
+
+size_t sprof_unwind(const sprof_sample_view *s, const sprof_unwind_env *env, uint64_t *pcs,
+                    size_t max, sprof_unwind_info *info)
+{
+    sprof_unwind_info dummy;
+    if (!info)
+        info = &dummy;
+    memset(info, 0, sizeof *info);
+    if (max == 0)
+        return 0;
+    size_t n = 0;
+    pcs[n++] = s->pc;
+    sparse_mem m = { 0 };
+    if (build_mem(s, &m) != 0) {
+        free(m.w);
+        free(m.rec);
+        return n;
+    }
+    uint64_t pc = s->pc, sp = s->sp, fp = s->fp;
+    int fp_known = 1, is_ret = 0;
+    for (int step = 0; step < MAX_CFI_STEPS && n < max; step++) {
+        sprof_cfi_row row;
+        if (env->cfi(env->ctx, pc - (uint64_t)is_ret, &row) != 0 || row.cfa_reg == SPROF_CFA_UNDEFINED) {
+            n = fallback(s, &m, sp, pc, pcs, n, max, info);
+            break;
+        }
+        uint64_t cfa;
+        if (row.cfa_reg == SPROF_CFA_RBP) {
+            if (!fp_known) {
+                n = fallback(s, &m, sp, pc, pcs, n, max, info);
+                break;
+            }
+            /* rbp is a recorded frame record: the chain is exact from here */
+            uint32_t k;
+            for (k = 0; k < s->nframes; k++)
+                if (m.rec[k] && m.rec[k] == fp)
+                    break;
+            if (k < s->nframes) {
+                n = emit_chain(s, k, pcs, n, max, info);
+                break;
+            }
+            cfa = fp + (uint64_t)(int64_t)row.cfa_offset;
+        } else {
+            cfa = sp + (uint64_t)(int64_t)row.cfa_offset;
+        }
+        uint64_t ra;
+        if (cfa <= sp || mem_read(&m, cfa + (uint64_t)(int64_t)row.ra_offset, &ra) != 0) {
+            n = fallback(s, &m, sp, pc, pcs, n, max, info);
+            break;
+        }
+        if (row.rbp_saved) {
+            uint64_t v;
+            fp_known = mem_read(&m, cfa + (uint64_t)(int64_t)row.rbp_offset, &v) == 0;
+            if (fp_known)
+                fp = v;
+        }
+        if (ra == 0 || !env->is_code(env->ctx, ra))
+            break; /* outermost frame (or garbage): the stack ends here */
+        pcs[n++] = ra;
+        info->cfi_steps++;
+        pc = ra;
+        sp = cfa;
+        is_ret = 1;
+    }
+    free(m.w);
+    free(m.rec);
+    return n;
+}

@@ -1,0 +1,35 @@
+/* Offline unwinder over the sparse stack memory a sample recorded: the
+ * return-address candidates near sp and the frame-pointer chain records.
+ * Pure function of the sample and a code/CFI oracle, so it is unit-tested
+ * with constructed samples. Internal to offline-tools/lib. */
+#ifndef SPROF_UNWIND_H
+#define SPROF_UNWIND_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "sprof/symmap.h"
+#include "sprof/trace_reader.h"
+
+typedef struct sprof_unwind_env {
+    void *ctx;
+    /* 1 if pc lies in executable code of a known mapping */
+    int (*is_code)(void *ctx, uint64_t pc);
+    /* CFI row for the (already adjusted: pc - 1 for return addresses)
+     * runtime address; 0 ok, -1 no CFI there */
+    int (*cfi)(void *ctx, uint64_t pc, sprof_cfi_row *row);
+} sprof_unwind_env;
+
+/* How the unwind went, for tests and statistics. */
+typedef struct sprof_unwind_info {
+    uint32_t cfi_steps;    /* frames recovered with CFI */
+    uint32_t chain_frames; /* frames taken from the recorded frame-pointer chain */
+    int used_fallback;     /* CFI was missing or a needed word unknown somewhere */
+} sprof_unwind_info;
+
+/* Writes pcs[0] = the interrupted pc, then return addresses outward.
+ * Returns the number written (>= 1, <= max). */
+size_t sprof_unwind(const sprof_sample_view *s, const sprof_unwind_env *env, uint64_t *pcs,
+                    size_t max, sprof_unwind_info *info);
+
+#endif
