@@ -1,0 +1,229 @@
+/* The before/after table of sprof-diff: self and total sample counts per
+ * method (or .rb line) on both sides, joined by name, then tested. */
+#include "sprof/diff.h"
+
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+#include <uthash.h>
+
+typedef struct key_entry {
+    UT_hash_handle hh;
+    size_t row;
+    char key[];
+} key_entry;
+
+typedef struct builder {
+    sprof_diff_table *t;
+    size_t cap;
+    key_entry *index;
+    uint64_t *stamp; /* per row: last stack (1-based, per side) that counted its total */
+} builder;
+
+static int ends_with(const char *s, const char *suffix)
+{
+    size_t a = strlen(s), b = strlen(suffix);
+    return a >= b && memcmp(s + a - b, suffix, b) == 0;
+}
+
+/* Row of `key`, created with `method`/`cost` if new. SIZE_MAX if out of memory. */
+static size_t row_of(builder *b, const char *key, const char *method, uint8_t cost)
+{
+    key_entry *e;
+    size_t len = strlen(key);
+    HASH_FIND(hh, b->index, key, len, e);
+    if (e)
+        return e->row;
+    sprof_diff_table *t = b->t;
+    if (t->nrows == b->cap) {
+        size_t cap = b->cap ? b->cap * 2 : 64;
+        sprof_diff_row *rows = realloc(t->rows, cap * sizeof *rows);
+        if (!rows)
+            return SIZE_MAX;
+        t->rows = rows;
+        uint64_t *stamp = realloc(b->stamp, cap * sizeof *stamp);
+        if (!stamp)
+            return SIZE_MAX;
+        b->stamp = stamp;
+        b->cap = cap;
+    }
+    e = malloc(sizeof *e + len + 1);
+    if (!e)
+        return SIZE_MAX;
+    memcpy(e->key, key, len + 1);
+    sprof_diff_row *r = &t->rows[t->nrows];
+    memset(r, 0, sizeof *r);
+    r->key = strdup(key);
+    r->method = strdup(method);
+    if (!r->key || !r->method) {
+        free(r->key);
+        free(r->method);
+        free(e);
+        return SIZE_MAX;
+    }
+    r->cost = cost;
+    e->row = t->nrows;
+    b->stamp[t->nrows] = 0;
+    HASH_ADD_KEYPTR(hh, b->index, e->key, len, e);
+    return t->nrows++;
+}
+
+/* Key every frame of p once: its row, or SIZE_MAX - 1 when the frame has
+ * no row (with --lines: not a .rb line). */
+#define NO_ROW (SIZE_MAX - 1)
+static int key_frames(builder *b, const sprof_profile *p, int by_lines, size_t *rows)
+{
+    static const sprof_fold_format names = { 0 };
+    char name[2048], key[4096 + 32];
+    for (size_t i = 0; i < p->nframes; i++) {
+        const sprof_pframe *f = &p->frames[i];
+        const char *d = sprof_pframe_display(f, &names, name, sizeof name);
+        if (!d)
+            d = "?";
+        if (by_lines && f->line && ends_with(f->file, ".rb")) {
+            snprintf(key, sizeof key, "%s:%u", f->file, f->line);
+            rows[i] = row_of(b, key, d, f->cost);
+        } else if (by_lines) {
+            /* Folded input written with lines ("Foo#bar:12") has the line
+             * in the name only: key by that name, method without ":12". */
+            size_t len = strlen(d), k = len;
+            while (k > 0 && d[k - 1] >= '0' && d[k - 1] <= '9')
+                k--;
+            if (f->file[0] || k == len || k < 2 || d[k - 1] != ':') {
+                rows[i] = NO_ROW;
+                continue;
+            }
+            snprintf(key, sizeof key, "%.*s", (int)(k - 1), d);
+            rows[i] = row_of(b, d, key, f->cost);
+        } else {
+            rows[i] = row_of(b, d, d, f->cost);
+        }
+        if (rows[i] == SIZE_MAX)
+            return -1;
+    }
+    return 0;
+}
+
+static int add_side(builder *b, const sprof_profile *p, int side, int by_lines)
+{
+    size_t *rows = malloc((p->nframes ? p->nframes : 1) * sizeof *rows);
+    if (!rows || key_frames(b, p, by_lines, rows) != 0) {
+        free(rows);
+        return -1;
+    }
+    sprof_diff_table *t = b->t;
+    for (size_t r = 0; r < t->nrows; r++)
+        b->stamp[r] = 0;
+    for (size_t s = 0; s < p->nstacks; s++) {
+        const sprof_pstack *st = &p->stacks[s];
+        uint64_t w = st->samples;
+        t->n[side] += w;
+        if (w == 0)
+            continue;
+        /* self: the leaf; with --lines, the innermost .rb line. */
+        for (uint32_t k = st->nframes; k-- > 0;) {
+            uint32_t f = st->frames[k];
+            if (f >= p->nframes)
+                continue;
+            if (rows[f] != NO_ROW) {
+                t->rows[rows[f]].self[side] += w;
+                break;
+            }
+            if (!by_lines)
+                break;
+        }
+        /* total: every row on the stack, once (recursion counted once). */
+        for (uint32_t k = 0; k < st->nframes; k++) {
+            uint32_t f = st->frames[k];
+            if (f >= p->nframes || rows[f] == NO_ROW)
+                continue;
+            size_t r = rows[f];
+            if (b->stamp[r] == s + 1)
+                continue;
+            b->stamp[r] = s + 1;
+            t->rows[r].total[side] += w;
+        }
+    }
+    free(rows);
+    return 0;
+}
+
+double sprof_diff_self_pp(const sprof_diff_table *t, const sprof_diff_row *r)
+{
+    double a = t->n[1] ? 100.0 * (double)r->self[1] / (double)t->n[1] : 0;
+    double b = t->n[0] ? 100.0 * (double)r->self[0] / (double)t->n[0] : 0;
+    return a - b;
+}
+
+double sprof_diff_total_pp(const sprof_diff_table *t, const sprof_diff_row *r)
+{
+    double a = t->n[1] ? 100.0 * (double)r->total[1] / (double)t->n[1] : 0;
+    double b = t->n[0] ? 100.0 * (double)r->total[0] / (double)t->n[0] : 0;
+    return a - b;
+}
+
+/* z-test every (row, self|total) with a non-zero count, then BH across them all. */
+static int run_tests(sprof_diff_table *t)
+{
+    size_t n = t->nrows;
+    double *p = malloc((n ? 2 * n : 1) * sizeof *p);
+    if (!p)
+        return -1;
+    t->ntests = 0;
+    for (size_t i = 0; i < n; i++) {
+        sprof_diff_row *r = &t->rows[i];
+        r->self_z = r->self_p = r->self_q = NAN;
+        r->total_z = r->total_p = r->total_q = NAN;
+        if (r->self[0] + r->self[1] > 0) {
+            r->self_p = sprof_diff_ztest(r->self[0], t->n[0], r->self[1], t->n[1], &r->self_z);
+            t->ntests++;
+        }
+        if (r->total[0] + r->total[1] > 0) {
+            r->total_p = sprof_diff_ztest(r->total[0], t->n[0], r->total[1], t->n[1], &r->total_z);
+            t->ntests++;
+        }
+        p[2 * i] = r->self_p;
+        p[2 * i + 1] = r->total_p;
+    }
+    if (sprof_diff_bh_adjust(p, p, 2 * n) != 0) {
+        free(p);
+        return -1;
+    }
+    for (size_t i = 0; i < n; i++) {
+        t->rows[i].self_q = p[2 * i];
+        t->rows[i].total_q = p[2 * i + 1];
+    }
+    free(p);
+    return 0;
+}
+
+int sprof_diff_table_build(sprof_diff_table *t, const sprof_profile *before, const sprof_profile *after,
+                           int by_lines, char *err, size_t errlen)
+{
+    memset(t, 0, sizeof *t);
+    builder b = { .t = t };
+    int rc = 0;
+    if (add_side(&b, before, 0, by_lines) != 0 || add_side(&b, after, 1, by_lines) != 0 || run_tests(t) != 0) {
+        snprintf(err, errlen, "sprof-diff: out of memory");
+        rc = -1;
+    }
+    key_entry *e, *tmp;
+    HASH_ITER(hh, b.index, e, tmp) {
+        HASH_DEL(b.index, e);
+        free(e);
+    }
+    free(b.stamp);
+    if (rc != 0)
+        sprof_diff_table_free(t);
+    return rc;
+}
+
+void sprof_diff_table_free(sprof_diff_table *t)
+{
+    for (size_t i = 0; i < t->nrows; i++) {
+        free(t->rows[i].key);
+        free(t->rows[i].method);
+    }
+    free(t->rows);
+    memset(t, 0, sizeof *t);
+}
