@@ -1,0 +1,165 @@
+/* sprof-callgraph: the profile as a pprof-style call graph (Graphviz DOT,
+ * optionally rendered to SVG by `dot`). Semantics: docs/views.md. */
+#include <errno.h>
+#include <getopt.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "sprof/callgraph.h"
+#include "sprof/cli_load.h"
+#include "sprof/out_file.h"
+
+static const char *tool = "sprof-callgraph";
+
+static void usage(FILE *f)
+{
+    fprintf(f,
+            "usage: sprof-callgraph [options] INPUT... [-o out.dot] [--svg out.svg]\n"
+            "  Call graph of Ruby methods (one node per method: self and cumulative share;\n"
+            "  edges: samples through each call). INPUTs: traces + the app's symmap, or folded files.\n"
+            "  Without -o/--svg the DOT goes to stdout.\n"
+            "  -o, --output PATH       write DOT here (atomically)\n"
+            "      --svg PATH          render SVG with Graphviz `dot`\n"
+            "      --weight=auto|samples|cpu  CPU time when the inputs carry it (default auto)\n"
+            "      --nodefraction F    hide methods with cum < F of the total (default 0.005)\n"
+            "      --edgefraction F    hide calls with weight < F of the total (default 0.001)\n"
+            "      --nodecount N       show at most N methods, highest cum first (default 80, 0 = all)\n"
+            "      --focus RE          keep only stacks through a method matching RE (POSIX ERE)\n"
+            "      --ignore RE         drop stacks through a method matching RE\n"
+            "      --relative          percentages of the focused samples, not of the whole profile\n"
+            "%s"
+            "  -h, --help\n",
+            sprof_cli_load_usage);
+}
+
+static int parse_fraction(const char *s, const char *name, double *out)
+{
+    char *end;
+    errno = 0;
+    double v = strtod(s, &end);
+    if (errno || end == s || *end || !isfinite(v) || v < 0 || v > 1) {
+        fprintf(stderr, "%s: --%s wants a fraction between 0 and 1, not \"%s\"\n", tool, name, s);
+        return -1;
+    }
+    *out = v;
+    return 0;
+}
+
+enum { OPT_SVG = 1, OPT_WEIGHT, OPT_NODEFRACTION, OPT_EDGEFRACTION, OPT_NODECOUNT, OPT_FOCUS, OPT_IGNORE,
+       OPT_RELATIVE };
+
+int main(int argc, char **argv)
+{
+    static const struct option longopts[] = {
+        { "output", required_argument, NULL, 'o' },
+        { "svg", required_argument, NULL, OPT_SVG },
+        { "weight", required_argument, NULL, OPT_WEIGHT },
+        { "nodefraction", required_argument, NULL, OPT_NODEFRACTION },
+        { "edgefraction", required_argument, NULL, OPT_EDGEFRACTION },
+        { "nodecount", required_argument, NULL, OPT_NODECOUNT },
+        { "focus", required_argument, NULL, OPT_FOCUS },
+        { "ignore", required_argument, NULL, OPT_IGNORE },
+        { "relative", no_argument, NULL, OPT_RELATIVE },
+        { "help", no_argument, NULL, 'h' },
+        SPROF_CLI_LOAD_LONGOPTS,
+        { NULL, 0, NULL, 0 },
+    };
+    sprof_callgraph_options o;
+    sprof_callgraph_options_init(&o);
+    sprof_cli_load load;
+    memset(&load, 0, sizeof load);
+    const char *out_path = NULL, *svg_path = NULL, *weight = "auto";
+    int c, status = 1;
+    while ((c = getopt_long(argc, argv, "o:h", longopts, NULL)) != -1) {
+        switch (c) {
+        case 'o': out_path = optarg; break;
+        case OPT_SVG: svg_path = optarg; break;
+        case OPT_WEIGHT: weight = optarg; break;
+        case OPT_NODEFRACTION:
+            if (parse_fraction(optarg, "nodefraction", &o.nodefraction) != 0)
+                goto done;
+            break;
+        case OPT_EDGEFRACTION:
+            if (parse_fraction(optarg, "edgefraction", &o.edgefraction) != 0)
+                goto done;
+            break;
+        case OPT_NODECOUNT: {
+            char *end;
+            errno = 0;
+            unsigned long long v = strtoull(optarg, &end, 10);
+            if (errno || end == optarg || *end || optarg[0] == '-') {
+                fprintf(stderr, "%s: --nodecount wants a count, not \"%s\"\n", tool, optarg);
+                goto done;
+            }
+            o.nodecount = (size_t)v;
+            break;
+        }
+        case OPT_FOCUS: o.focus = optarg; break;
+        case OPT_IGNORE: o.ignore = optarg; break;
+        case OPT_RELATIVE: o.relative = 1; break;
+        case 'h': usage(stdout); status = 0; goto done;
+        default:
+            if (c >= SPROF_OPT_LOAD_FIRST && c <= SPROF_OPT_LOAD_LAST) {
+                if (sprof_cli_load_option(&load, c, optarg, tool) != 0)
+                    goto done;
+                break;
+            }
+            usage(stderr);
+            goto done;
+        }
+    }
+    if (optind >= argc) {
+        usage(stderr);
+        goto done;
+    }
+
+    sprof_profile p;
+    sprof_profile_init(&p);
+    sprof_callgraph g;
+    memset(&g, 0, sizeof g);
+    char err[1024] = "";
+    char *dot = NULL;
+    size_t dot_len = 0;
+    if (sprof_cli_load_profile(&load, tool, argv + optind, (size_t)(argc - optind), &p) != 0)
+        goto free_all;
+    if (sprof_parse_weight(weight, &p, &o.weight_cpu) != 0) {
+        fprintf(stderr, "%s: --weight must be auto, samples or cpu, not \"%s\"\n", tool, weight);
+        goto free_all;
+    }
+    o.title = p.binary_path;
+    if (sprof_callgraph_build(&g, &p, &o, err, sizeof err) != 0) {
+        fprintf(stderr, "%s: %s\n", tool, err);
+        goto free_all;
+    }
+    FILE *mem = open_memstream(&dot, &dot_len);
+    if (!mem || sprof_callgraph_write_dot(&g, &o, mem) != 0 || fclose(mem) != 0) {
+        fprintf(stderr, "%s: out of memory\n", tool);
+        goto free_all;
+    }
+    if (out_path || !svg_path) {
+        sprof_out_file f;
+        if (sprof_out_open(&f, out_path ? out_path : "-", err, sizeof err) != 0) {
+            fprintf(stderr, "%s: %s\n", tool, err);
+            goto free_all;
+        }
+        fwrite(dot, 1, dot_len, f.fp);
+        if (sprof_out_commit(&f, err, sizeof err) != 0) {
+            fprintf(stderr, "%s: %s\n", tool, err);
+            goto free_all;
+        }
+    }
+    if (svg_path && sprof_dot_render_svg(dot, dot_len, svg_path, err, sizeof err) != 0) {
+        fprintf(stderr, "%s: %s\n", tool, err);
+        goto free_all;
+    }
+    status = 0;
+free_all:
+    free(dot);
+    sprof_callgraph_free(&g);
+    sprof_profile_free(&p);
+done:
+    sprof_cli_load_free(&load);
+    return status;
+}

@@ -1,0 +1,95 @@
+/* sprof-export: the profile in other tools' formats (pprof profile.proto,
+ * speedscope JSON). Format details: docs/views.md. */
+#include <getopt.h>
+#include <stdio.h>
+#include <string.h>
+
+#include "sprof/cli_load.h"
+#include "sprof/export.h"
+#include "sprof/view_methods.h"
+
+static const char *tool = "sprof-export";
+
+static void usage(FILE *f)
+{
+    fprintf(f,
+            "usage: sprof-export [options] INPUT... [--pprof out.pb.gz] [--speedscope out.json]\n"
+            "  INPUTs: traces + the app's symmap, or folded files.\n"
+            "      --pprof PATH        gzipped profile.proto (go tool pprof, Pyroscope, Grafana...)\n"
+            "      --speedscope PATH   speedscope JSON (https://www.speedscope.app)\n"
+            "      --weight=auto|samples|cpu  speedscope weights; pprof default sample type\n"
+            "                          (pprof always has both samples and cpu values; default auto:\n"
+            "                          cpu when the inputs carry CPU time)\n"
+            "      --name NAME         profile name (default: the binary's name)\n"
+            "%s"
+            "  -h, --help\n",
+            sprof_cli_load_usage);
+}
+
+enum { OPT_PPROF = 1, OPT_SPEEDSCOPE, OPT_WEIGHT, OPT_NAME };
+
+int main(int argc, char **argv)
+{
+    static const struct option longopts[] = {
+        { "pprof", required_argument, NULL, OPT_PPROF },
+        { "speedscope", required_argument, NULL, OPT_SPEEDSCOPE },
+        { "weight", required_argument, NULL, OPT_WEIGHT },
+        { "name", required_argument, NULL, OPT_NAME },
+        { "help", no_argument, NULL, 'h' },
+        SPROF_CLI_LOAD_LONGOPTS,
+        { NULL, 0, NULL, 0 },
+    };
+    sprof_cli_load load;
+    memset(&load, 0, sizeof load);
+    sprof_export_options o;
+    memset(&o, 0, sizeof o);
+    const char *pprof = NULL, *speedscope = NULL, *weight = "auto";
+    int c, status = 1;
+    while ((c = getopt_long(argc, argv, "h", longopts, NULL)) != -1) {
+        switch (c) {
+        case OPT_PPROF: pprof = optarg; break;
+        case OPT_SPEEDSCOPE: speedscope = optarg; break;
+        case OPT_WEIGHT: weight = optarg; break;
+        case OPT_NAME: o.name = optarg; break;
+        case 'h': usage(stdout); status = 0; goto done;
+        default:
+            if (c >= SPROF_OPT_LOAD_FIRST && c <= SPROF_OPT_LOAD_LAST) {
+                if (sprof_cli_load_option(&load, c, optarg, tool) != 0)
+                    goto done;
+                break;
+            }
+            usage(stderr);
+            goto done;
+        }
+    }
+    if (optind >= argc || (!pprof && !speedscope)) {
+        if (optind < argc)
+            fprintf(stderr, "%s: nothing to do: give --pprof PATH and/or --speedscope PATH\n", tool);
+        else
+            usage(stderr);
+        goto done;
+    }
+    sprof_profile p;
+    sprof_profile_init(&p);
+    char err[1024] = "";
+    if (sprof_cli_load_profile(&load, tool, argv + optind, (size_t)(argc - optind), &p) != 0)
+        goto free_all;
+    if (sprof_parse_weight(weight, &p, &o.weight_cpu) != 0) {
+        fprintf(stderr, "%s: --weight must be auto, samples or cpu, not \"%s\"\n", tool, weight);
+        goto free_all;
+    }
+    if (pprof && sprof_export_pprof(&p, &o, pprof, err, sizeof err) != 0) {
+        fprintf(stderr, "%s: %s\n", tool, err);
+        goto free_all;
+    }
+    if (speedscope && sprof_export_speedscope(&p, &o, speedscope, err, sizeof err) != 0) {
+        fprintf(stderr, "%s: %s\n", tool, err);
+        goto free_all;
+    }
+    status = 0;
+free_all:
+    sprof_profile_free(&p);
+done:
+    sprof_cli_load_free(&load);
+    return status;
+}

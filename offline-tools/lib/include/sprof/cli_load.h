@@ -1,0 +1,64 @@
+/* The input options every view tool shares (sprof-callgraph, sprof-top,
+ * sprof-export): which symmap, which threads and time window, inline
+ * frames or not, build-id mismatch allowed or not; then loading INPUT...
+ * (recognised by content, sprof/inputs.h) into one profile.
+ *
+ * Use: put SPROF_CLI_LOAD_LONGOPTS in the getopt_long table, pass every
+ * option value in [SPROF_OPT_LOAD_FIRST, SPROF_OPT_LOAD_LAST] to
+ * sprof_cli_load_option, then call sprof_cli_load_profile. */
+#ifndef SPROF_CLI_LOAD_H
+#define SPROF_CLI_LOAD_H
+
+#include <getopt.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "sprof/profile.h"
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+enum {
+    SPROF_OPT_LOAD_FIRST = 0x1000,
+    SPROF_OPT_SYMMAP = SPROF_OPT_LOAD_FIRST,
+    SPROF_OPT_THREADS,
+    SPROF_OPT_NO_INLINE,
+    SPROF_OPT_FROM,
+    SPROF_OPT_TO,
+    SPROF_OPT_TID,
+    SPROF_OPT_FORCE,
+    SPROF_OPT_LOAD_LAST = SPROF_OPT_FORCE,
+};
+
+#define SPROF_CLI_LOAD_LONGOPTS                                    \
+    { "symmap", required_argument, NULL, SPROF_OPT_SYMMAP },       \
+    { "threads", no_argument, NULL, SPROF_OPT_THREADS },           \
+    { "no-inline", no_argument, NULL, SPROF_OPT_NO_INLINE },       \
+    { "from", required_argument, NULL, SPROF_OPT_FROM },           \
+    { "to", required_argument, NULL, SPROF_OPT_TO },               \
+    { "tid", required_argument, NULL, SPROF_OPT_TID },             \
+    { "force", no_argument, NULL, SPROF_OPT_FORCE }
+
+/* Usage lines for these options. */
+extern const char sprof_cli_load_usage[];
+
+typedef struct sprof_cli_load {
+    sprof_load_options load;
+    const char *symmap;
+    uint32_t *tids;
+    size_t ntids;
+} sprof_cli_load;
+
+/* Apply one option. 0, or -1 after printing "<tool>: <what is wrong>". */
+int sprof_cli_load_option(sprof_cli_load *l, int opt, const char *arg, const char *tool);
+/* Load paths into p (initialised by the caller). Prints a warning when
+ * traces come without a symmap. 0, or -1 after printing "<tool>: <error>". */
+int sprof_cli_load_profile(sprof_cli_load *l, const char *tool, char *const *paths, size_t npaths,
+                           sprof_profile *p);
+void sprof_cli_load_free(sprof_cli_load *l);
+
+#ifdef __cplusplus
+}
+#endif
+#endif

@@ -1,0 +1,107 @@
+/* Shared input options of the view tools (see cli_load.h). */
+#include "sprof/cli_load.h"
+
+#include <errno.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "sprof/inputs.h"
+
+const char sprof_cli_load_usage[] =
+    "      --symmap PATH     the symmap to name the binary's frames with (else recognised by content)\n"
+    "      --threads         root each stack at [thread NAME TID]\n"
+    "      --no-inline       drop inlined frames (only real functions)\n"
+    "      --from SEC, --to SEC  keep samples in this window (seconds since start)\n"
+    "      --tid N[,N...]    keep only these threads\n"
+    "      --force           accept traces and a symmap from different builds\n";
+
+static int parse_seconds(const char *s, uint64_t *ns)
+{
+    char *end;
+    errno = 0;
+    double v = strtod(s, &end);
+    if (errno || end == s || *end || !isfinite(v) || v < 0 || v > 1e9)
+        return -1;
+    *ns = (uint64_t)llround(v * 1e9);
+    return 0;
+}
+
+static int parse_tids(sprof_cli_load *l, const char *s)
+{
+    const char *p = s;
+    while (*p) {
+        char *end;
+        errno = 0;
+        unsigned long v = strtoul(p, &end, 10);
+        if (errno || end == p || v > UINT32_MAX || (*end && *end != ','))
+            return -1;
+        uint32_t *t = realloc(l->tids, (l->ntids + 1) * sizeof *t);
+        if (!t)
+            return -1;
+        l->tids = t;
+        l->tids[l->ntids++] = (uint32_t)v;
+        p = *end ? end + 1 : end;
+    }
+    return l->ntids ? 0 : -1;
+}
+
+int sprof_cli_load_option(sprof_cli_load *l, int opt, const char *arg, const char *tool)
+{
+    switch (opt) {
+    case SPROF_OPT_SYMMAP: l->symmap = arg; return 0;
+    case SPROF_OPT_THREADS: l->load.per_thread = 1; return 0;
+    case SPROF_OPT_NO_INLINE: l->load.no_inline = 1; return 0;
+    case SPROF_OPT_FORCE: l->load.force = 1; return 0;
+    case SPROF_OPT_FROM:
+    case SPROF_OPT_TO:
+        if (parse_seconds(arg, opt == SPROF_OPT_FROM ? &l->load.from_ns : &l->load.to_ns) != 0) {
+            fprintf(stderr, "%s: --%s wants seconds since the trace start (e.g. 1.5), not \"%s\"\n", tool,
+                    opt == SPROF_OPT_FROM ? "from" : "to", arg);
+            return -1;
+        }
+        return 0;
+    case SPROF_OPT_TID:
+        if (parse_tids(l, arg) != 0) {
+            fprintf(stderr, "%s: --tid wants thread ids N[,N...], not \"%s\"\n", tool, arg);
+            return -1;
+        }
+        return 0;
+    default:
+        fprintf(stderr, "%s: unknown option\n", tool);
+        return -1;
+    }
+}
+
+int sprof_cli_load_profile(sprof_cli_load *l, const char *tool, char *const *paths, size_t npaths,
+                           sprof_profile *p)
+{
+    char err[1024] = "";
+    if (l->load.to_ns && l->load.to_ns <= l->load.from_ns) {
+        fprintf(stderr, "%s: --to must be after --from\n", tool);
+        return -1;
+    }
+    l->load.tids = l->tids;
+    l->load.ntids = l->ntids;
+    sprof_inputs in;
+    if (sprof_inputs_classify(&in, (const char *const *)paths, npaths, l->symmap, err, sizeof err) != 0) {
+        fprintf(stderr, "%s: %s\n", tool, err);
+        return -1;
+    }
+    if (in.ntraces > 0 && !in.symmap)
+        fprintf(stderr, "%s: no symmap given: frames of the program are named from its ELF symbols only\n", tool);
+    int rc = sprof_inputs_load(&in, p, &l->load, err, sizeof err);
+    sprof_inputs_free(&in);
+    if (rc != 0) {
+        fprintf(stderr, "%s: %s\n", tool, err[0] ? err : "cannot load the inputs");
+        return -1;
+    }
+    return 0;
+}
+
+void sprof_cli_load_free(sprof_cli_load *l)
+{
+    free(l->tids);
+    memset(l, 0, sizeof *l);
+}
