@@ -1,0 +1,247 @@
+/* sprof-trace: print an sprof trace as text (dump) or summarise it (info). */
+#include <inttypes.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "sprof/trace_reader.h"
+
+static void usage(void)
+{
+    fprintf(stderr, "usage: sprof-trace dump TRACE\n"
+                    "       sprof-trace info TRACE\n");
+}
+
+static const char *thread_event(uint32_t e)
+{
+    return e == SPROF_THREAD_START ? "start" : e == SPROF_THREAD_NAME ? "name" : "exit";
+}
+
+static void print_flags(FILE *o, uint32_t f)
+{
+    static const char *names[] = {"truncated", "offcpu", "fp_scanned", "chain_broken", "kernel_chain"};
+    int first = 1;
+    for (unsigned i = 0; i < sizeof names / sizeof names[0]; i++)
+        if (f & (1u << i)) {
+            fprintf(o, "%s%s", first ? "" : ",", names[i]);
+            first = 0;
+        }
+    if (first) fputc('-', o);
+}
+
+static void dump_record(FILE *o, uint64_t off, const sprof_trace_record *r)
+{
+    switch (r->type) {
+    case SPROF_REC_INFO: {
+        const sprof_info_view *v = &r->u.info;
+        fprintf(o, "%" PRIu64 " INFO pid=%u mode=%s mechanism=%s hz=%u max_depth=%u arch=%u start_mono=%" PRIu64
+                   " start_real=%" PRIu64 " exe=%s\n",
+                off, v->pid, v->mode == SPROF_MODE_WALL ? "wall" : "cpu", sprof_mechanism_name(v->mechanism), v->hz,
+                v->max_depth, v->arch, v->start_monotonic_ns, v->start_realtime_ns, v->exe_path);
+        break;
+    }
+    case SPROF_REC_MAPPING: {
+        const sprof_mapping_view *v = &r->u.mapping;
+        fprintf(o, "%" PRIu64 " MAPPING 0x%" PRIx64 "-0x%" PRIx64 " off=0x%" PRIx64 " prot=%c%c%c build_id=", off,
+                v->start, v->end, v->file_offset, v->prot & 1 ? 'r' : '-', v->prot & 2 ? 'w' : '-',
+                v->prot & 4 ? 'x' : '-');
+        for (uint32_t i = 0; i < v->build_id_len; i++) fprintf(o, "%02x", v->build_id[i]);
+        if (!v->build_id_len) fputc('-', o);
+        fprintf(o, " path=%s\n", v->path);
+        break;
+    }
+    case SPROF_REC_THREAD: {
+        const sprof_thread_view *v = &r->u.thread;
+        fprintf(o, "%" PRIu64 " THREAD %s tid=%u time=%" PRIu64 " name=%s\n", off, thread_event(v->event), v->tid,
+                v->time_ns, v->name);
+        break;
+    }
+    case SPROF_REC_SAMPLE: {
+        const sprof_sample_view *v = &r->u.sample;
+        fprintf(o, "%" PRIu64 " SAMPLE tid=%u time=%" PRIu64 " weight=%" PRIu64 " flags=", off, v->tid, v->time_ns,
+                v->weight_ns);
+        print_flags(o, v->flags);
+        fprintf(o, " pc=0x%" PRIx64 " sp=0x%" PRIx64 " fp=0x%" PRIx64 " fp0_off=", v->pc, v->sp, v->fp);
+        if (v->fp0_off == SPROF_FPOFF_UNKNOWN) fputc('?', o);
+        else fprintf(o, "%u", v->fp0_off);
+        fprintf(o, " frames=%u:", v->nframes);
+        for (uint32_t i = 0; i < v->nframes; i++) {
+            uint64_t ret;
+            uint32_t fo;
+            memcpy(&ret, &v->ret[i], 8);
+            memcpy(&fo, &v->fpoff[i], 4);
+            if (fo == SPROF_FPOFF_UNKNOWN) fprintf(o, " 0x%" PRIx64 "@?", ret);
+            else fprintf(o, " 0x%" PRIx64 "@%u", ret, fo);
+        }
+        fprintf(o, " cand=%u:", v->ncand);
+        for (uint32_t i = 0; i < v->ncand; i++) {
+            uint64_t val;
+            uint32_t co;
+            memcpy(&val, &v->cand_val[i], 8);
+            memcpy(&co, &v->cand_off[i], 4);
+            fprintf(o, " %u=0x%" PRIx64, co, val);
+        }
+        fputc('\n', o);
+        break;
+    }
+    case SPROF_REC_STATS: {
+        const struct sprof_rec_stats *s = &r->u.stats;
+        fprintf(o, "%" PRIu64 " STATS written=%" PRIu64 " dropped=%" PRIu64 " truncated=%" PRIu64 " lost=%" PRIu64
+                   " cpu_ns=%" PRIu64 " achieved_hz=%.3f threads=%" PRIu64 "\n",
+                off, s->samples_written, s->samples_dropped, s->samples_truncated, s->signals_lost, s->cpu_ns_total,
+                (double)s->achieved_millihz / 1000.0, s->threads_seen);
+        break;
+    }
+    case SPROF_REC_END: fprintf(o, "%" PRIu64 " END\n", off); break;
+    default: break;
+    }
+}
+
+struct thread_sum {
+    uint32_t tid;
+    uint64_t samples, weight_ns;
+    char name[32];
+};
+
+static int info(sprof_trace *t, FILE *o)
+{
+    char err[512];
+    sprof_trace_record r;
+    sprof_info_view iv;
+    memset(&iv, 0, sizeof iv);
+    int have_info = 0, have_stats = 0;
+    struct sprof_rec_stats st;
+    memset(&st, 0, sizeof st);
+    uint64_t samples = 0, weight = 0, offcpu = 0, trunc = 0, scanned = 0, mappings = 0, frames = 0, cands = 0;
+    uint64_t bytes = 0;
+    struct thread_sum *th = NULL;
+    size_t nth = 0, cap = 0;
+    char exe[4096] = "";
+    int rc;
+    for (;;) {
+        uint64_t off = sprof_trace_offset(t);
+        rc = sprof_trace_next(t, &r, err, sizeof err);
+        if (rc <= 0) break;
+        if (r.type == SPROF_REC_INFO && !have_info) {
+            iv = r.u.info;
+            snprintf(exe, sizeof exe, "%s", iv.exe_path);
+            have_info = 1;
+        } else if (r.type == SPROF_REC_STATS) {
+            st = r.u.stats;
+            have_stats = 1;
+        } else if (r.type == SPROF_REC_MAPPING) {
+            mappings++;
+        } else if (r.type == SPROF_REC_SAMPLE || r.type == SPROF_REC_THREAD) {
+            uint32_t tid = r.type == SPROF_REC_SAMPLE ? r.u.sample.tid : r.u.thread.tid;
+            size_t i;
+            for (i = 0; i < nth && th[i].tid != tid; i++) {
+            }
+            if (i == nth) {
+                if (nth == cap) {
+                    cap = cap ? cap * 2 : 16;
+                    struct thread_sum *n = realloc(th, cap * sizeof *th);
+                    if (!n) {
+                        free(th);
+                        fprintf(stderr, "%s: out of memory\n", sprof_trace_name(t));
+                        return 1;
+                    }
+                    th = n;
+                }
+                memset(&th[nth], 0, sizeof th[nth]);
+                th[nth++].tid = tid;
+            }
+            if (r.type == SPROF_REC_THREAD) {
+                if (r.u.thread.name[0]) snprintf(th[i].name, sizeof th[i].name, "%s", r.u.thread.name);
+            } else {
+                const sprof_sample_view *s = &r.u.sample;
+                samples++;
+                weight += s->weight_ns;
+                th[i].samples++;
+                th[i].weight_ns += s->weight_ns;
+                if (s->flags & SPROF_SAMPLE_OFFCPU) offcpu++;
+                if (s->flags & SPROF_SAMPLE_TRUNCATED) trunc++;
+                if (s->flags & SPROF_SAMPLE_FP_SCANNED) scanned++;
+                frames += s->nframes;
+                cands += s->ncand;
+                bytes += sprof_trace_offset(t) - off;
+            }
+        }
+    }
+    if (rc < 0) {
+        fprintf(stderr, "%s\n", err);
+        free(th);
+        return 1;
+    }
+    if (!have_info) {
+        fprintf(stderr, "%s: no INFO record\n", sprof_trace_name(t));
+        free(th);
+        return 1;
+    }
+    double cpu_s = (double)st.cpu_ns_total / 1e9;
+    fprintf(o, "file:            %s%s\n", sprof_trace_name(t),
+            sprof_trace_truncated(t) ? " (no END record: the program was killed; data up to the cut)" : "");
+    fprintf(o, "executable:      %s (pid %u)\n", exe, iv.pid);
+    fprintf(o, "mode:            %s\n", iv.mode == SPROF_MODE_WALL ? "wall" : "cpu");
+    fprintf(o, "mechanism:       %s\n", sprof_mechanism_name(iv.mechanism));
+    fprintf(o, "hz asked:        %u\n", iv.hz);
+    fprintf(o, "samples:         %" PRIu64 " (%" PRIu64 " off-CPU, %" PRIu64 " fp-scanned)\n", samples, offcpu, scanned);
+    fprintf(o, "sampled weight:  %.3f s\n", (double)weight / 1e9);
+    if (have_stats) {
+        fprintf(o, "CPU seconds:     %.3f (profiled threads)\n", cpu_s);
+        fprintf(o, "delivered rate:  %.1f Hz (%.1f%% of asked)%s\n", (double)st.achieved_millihz / 1000.0,
+                iv.hz ? (double)st.achieved_millihz / 10.0 / iv.hz : 0.0,
+                iv.mode == SPROF_MODE_WALL ? " per wall second, all threads" : " per CPU second");
+        fprintf(o, "dropped:         %" PRIu64 " (buffer full)\n", st.samples_dropped);
+        fprintf(o, "truncated:       %" PRIu64 " (depth cap %u)\n", st.samples_truncated, iv.max_depth);
+        fprintf(o, "lost signals:    %" PRIu64 "\n", st.signals_lost);
+    } else {
+        fprintf(o, "stats:           none recorded (killed before the first STATS record)\n");
+        fprintf(o, "truncated:       %" PRIu64 " (depth cap %u)\n", trunc, iv.max_depth);
+    }
+    fprintf(o, "mappings:        %" PRIu64 "\n", mappings);
+    if (samples)
+        fprintf(o, "per sample:      %.1f bytes, %.1f frames, %.1f candidates\n", (double)bytes / (double)samples,
+                (double)frames / (double)samples, (double)cands / (double)samples);
+    fprintf(o, "threads:         %zu\n", nth);
+    for (size_t i = 0; i < nth; i++)
+        fprintf(o, "  tid %-8u %-16s %8" PRIu64 " samples  %8.3f s  %5.1f%%\n", th[i].tid,
+                th[i].name[0] ? th[i].name : "-", th[i].samples, (double)th[i].weight_ns / 1e9,
+                weight ? 100.0 * (double)th[i].weight_ns / (double)weight : 0.0);
+    free(th);
+    return 0;
+}
+
+int main(int argc, char **argv)
+{
+    if (argc != 3 || (strcmp(argv[1], "dump") != 0 && strcmp(argv[1], "info") != 0)) {
+        usage();
+        return 2;
+    }
+    char err[512];
+    sprof_trace *t = sprof_trace_open(argv[2], err, sizeof err);
+    if (!t) {
+        fprintf(stderr, "%s\n", err);
+        return 1;
+    }
+    int rc = 0;
+    if (!strcmp(argv[1], "info")) {
+        rc = info(t, stdout);
+    } else {
+        sprof_trace_record r;
+        for (;;) {
+            uint64_t off = sprof_trace_offset(t);
+            int n = sprof_trace_next(t, &r, err, sizeof err);
+            if (n < 0) {
+                fprintf(stderr, "%s\n", err);
+                rc = 1;
+                break;
+            }
+            if (n == 0) break;
+            dump_record(stdout, off, &r);
+        }
+        if (!rc && sprof_trace_truncated(t)) printf("# truncated: no END record (process killed?)\n");
+    }
+    sprof_trace_close(t);
+    if (fflush(stdout) != 0) rc = 1;
+    return rc;
+}

@@ -1,0 +1,100 @@
+#define _GNU_SOURCE
+/* Environment → sampler settings. secure_getenv: a setuid/setgid process
+ * ignores every variable and runs unprofiled. */
+#include <errno.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "rt_internal.h"
+
+void sprof_warn(const char *fmt, ...)
+{
+    /* Only called outside signal handlers: vsnprintf + one write(2). */
+    char buf[512];
+    int n = snprintf(buf, sizeof buf, "sprof: ");
+    va_list ap;
+    va_start(ap, fmt);
+    n += vsnprintf(buf + n, sizeof buf - (size_t)n - 1, fmt, ap);
+    va_end(ap);
+    if (n > (int)sizeof buf - 2) n = (int)sizeof buf - 2;
+    buf[n++] = '\n';
+    ssize_t w = write(2, buf, (size_t)n);
+    (void)w;
+}
+
+static long parse_num(const char *name, const char *s, long lo, long hi, long dflt)
+{
+    if (!s || !*s) return dflt;
+    char *end;
+    errno = 0;
+    long v = strtol(s, &end, 10);
+    if (errno || *end || v < lo || v > hi) {
+        sprof_warn("%s=%s is not a number in %ld..%ld; using %ld", name, s, lo, hi, dflt);
+        return dflt;
+    }
+    return v;
+}
+
+void sprof_expand_path(const char *pattern, pid_t pid, char *out, size_t outlen)
+{
+    size_t o = 0;
+    for (const char *p = pattern; *p && o + 1 < outlen; p++) {
+        if (p[0] == '%' && p[1] == 'p') {
+            char num[24];
+            int n = snprintf(num, sizeof num, "%d", (int)pid);
+            for (int i = 0; i < n && o + 1 < outlen; i++) out[o++] = num[i];
+            p++;
+        } else {
+            out[o++] = *p;
+        }
+    }
+    out[o] = 0;
+}
+
+static const char *exe_basename(char *buf, size_t len)
+{
+    ssize_t n = readlink("/proc/self/exe", buf, len - 1);
+    if (n <= 0) return "program";
+    buf[n] = 0;
+    const char *slash = strrchr(buf, '/');
+    return slash ? slash + 1 : buf;
+}
+
+int sprof_config_load(struct sprof_config *c)
+{
+    memset(c, 0, sizeof *c);
+    const char *out = secure_getenv("SPROF_OUT");
+    const char *sp = secure_getenv("SPINEL_PROFILE");
+    if (out && *out) {
+        snprintf(c->pattern, sizeof c->pattern, "%s", out);
+    } else if (sp && *sp && strcmp(sp, "0") != 0) {
+        char exe[1024];
+        snprintf(c->pattern, sizeof c->pattern, "./%s.trace", exe_basename(exe, sizeof exe));
+    } else {
+        return 0;
+    }
+    c->path_has_pid = strstr(c->pattern, "%p") != NULL;
+    sprof_expand_path(c->pattern, getpid(), c->out_path, sizeof c->out_path);
+    c->hz = (uint32_t)parse_num("SPROF_HZ", secure_getenv("SPROF_HZ"), 1, 100000, 1000);
+    c->max_depth = (uint32_t)parse_num("SPROF_MAX_DEPTH", secure_getenv("SPROF_MAX_DEPTH"), 1, 512, 256);
+    c->overwrite = parse_num("SPROF_OVERWRITE", secure_getenv("SPROF_OVERWRITE"), 0, 1, 0) == 1;
+    const char *mode = secure_getenv("SPROF_MODE");
+    c->mode = SPROF_MODE_CPU;
+    if (mode && *mode) {
+        if (!strcmp(mode, "wall")) c->mode = SPROF_MODE_WALL;
+        else if (strcmp(mode, "cpu") != 0) sprof_warn("SPROF_MODE=%s unknown (cpu|wall); using cpu", mode);
+    }
+    const char *timer = secure_getenv("SPROF_TIMER");
+    if (timer && *timer) {
+        if (!strcmp(timer, "perf_event") || !strcmp(timer, "perf")) c->forced_mech = SPROF_MECH_PERF_EVENT;
+        else if (!strcmp(timer, "cpuclock") || !strcmp(timer, "cpuclock_paced")) c->forced_mech = SPROF_MECH_CPUCLOCK_PACED;
+        else if (!strcmp(timer, "posix_timer")) c->forced_mech = SPROF_MECH_POSIX_TIMER;
+        else if (!strcmp(timer, "itimer")) c->forced_mech = SPROF_MECH_ITIMER;
+        else sprof_warn("SPROF_TIMER=%s unknown (perf_event|cpuclock|posix_timer|itimer); choosing", timer);
+    }
+    c->enabled = 1;
+    return 1;
+}

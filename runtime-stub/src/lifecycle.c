@@ -1,0 +1,201 @@
+/* Start (constructor), stop (destructor / exit), fatal signals and fork. */
+#define _GNU_SOURCE
+#include <errno.h>
+#include <signal.h>
+#include <string.h>
+#include <sys/mman.h>
+#include <unistd.h>
+
+#include "rt_internal.h"
+
+struct sprof_globals g_sprof = {.fd = -1, .reg_lock = PTHREAD_MUTEX_INITIALIZER};
+
+static const int fatal_sigs[] = {SIGSEGV, SIGBUS, SIGILL, SIGFPE, SIGABRT, SIGTRAP, SIGSYS,
+                                 SIGTERM, SIGINT, SIGHUP, SIGQUIT, SIGXCPU};
+
+/* Installed only where the disposition was SIG_DFL at start (a program's own
+ * handler is never replaced; one it installs later replaces ours). Flush
+ * what can be flushed without blocking, then let the default action run. */
+static void on_fatal(int sig, siginfo_t *si, void *uc)
+{
+    (void)uc;
+    static _Atomic int once;
+    int saved = errno;
+    if (!atomic_exchange(&once, 1)) {
+        atomic_store(&g_sprof.running, 0);
+        sprof_fatal_flush();
+    }
+    /* SA_RESETHAND made the action SIG_DFL. A fault re-executes and kills;
+     * a sent signal (kill, abort's tgkill) is raised again and delivered on
+     * return. */
+    if (!si || si->si_code <= 0 || sig == SIGABRT || sig == SIGTERM || sig == SIGINT || sig == SIGHUP ||
+        sig == SIGQUIT || sig == SIGXCPU)
+        raise(sig);
+    errno = saved;
+}
+
+void sprof_fatal_install(void)
+{
+    for (size_t i = 0; i < sizeof fatal_sigs / sizeof fatal_sigs[0]; i++) {
+        struct sigaction cur;
+        if (sigaction(fatal_sigs[i], NULL, &cur) != 0) continue;
+        if ((cur.sa_flags & SA_SIGINFO) || cur.sa_handler != SIG_DFL) continue;
+        struct sigaction sa;
+        memset(&sa, 0, sizeof sa);
+        sa.sa_sigaction = on_fatal;
+        sa.sa_flags = SA_SIGINFO | SA_RESETHAND | SA_ONSTACK;
+        sigemptyset(&sa.sa_mask);
+        sigaction(fatal_sigs[i], &sa, NULL);
+    }
+}
+
+static void fork_prepare(void)
+{
+    if (g_sprof.fd < 0) return;
+    pthread_mutex_lock(&g_sprof.reg_lock);
+    sprof_io_lock();
+}
+
+static void fork_parent(void)
+{
+    if (g_sprof.fd < 0) return;
+    sprof_io_unlock();
+    pthread_mutex_unlock(&g_sprof.reg_lock);
+}
+
+/* The child inherits the parent's file descriptor, rings and perf events:
+ * it drops all of them without writing a byte, then either starts its own
+ * profile (SPROF_OUT contains %p, so the name differs) or stays unprofiled. */
+static void fork_child(void)
+{
+    if (g_sprof.fd < 0) return;
+    atomic_store(&g_sprof.running, 0);
+    close(g_sprof.fd);
+    g_sprof.fd = -1;
+    if (sprof_self && sprof_self->altstack) {
+        stack_t off = {.ss_sp = NULL, .ss_size = 0, .ss_flags = SS_DISABLE};
+        sigaltstack(&off, NULL);
+    }
+    sprof_self = NULL;
+    for (int i = 0; i < SPROF_MAX_THREADS; i++) {
+        struct sprof_thread *t = &g_sprof.threads[i];
+        if (atomic_load(&t->state) == SLOT_FREE) continue;
+        if (t->perf_base) munmap(t->perf_base, t->perf_len);
+        if (t->perf_fd >= 0) close(t->perf_fd);
+        if (t->altstack) munmap(t->altstack, t->altstack_len);
+        t->perf_base = t->altstack = NULL;
+        t->perf_fd = -1;
+        sprof_ring_free(&t->ring);
+        atomic_store(&t->state, SLOT_FREE);
+    }
+    sprof_ring_free(&g_sprof.aux_ring);
+    g_sprof.writer_started = g_sprof.sampler_started = 0;
+    pthread_mutex_init(&g_sprof.reg_lock, NULL);
+    atomic_store(&g_sprof.io_lock, 0);
+    if (g_sprof.cfg.path_has_pid) sprof_after_fork_child();
+}
+
+static void reset_counters(void)
+{
+    atomic_store(&g_sprof.stopping, 0);
+    atomic_store(&g_sprof.threads_seen, 0);
+    atomic_store(&g_sprof.exited_cpu_ns, 0);
+    atomic_store(&g_sprof.unregistered_signals, 0);
+    atomic_store(&g_sprof.aux_dropped, 0);
+    g_sprof.samples_written = g_sprof.samples_truncated = 0;
+    g_sprof.dropped_released = g_sprof.lost_released = 0;
+    sprof_maps_reset();
+}
+
+static int choose_mechanism(void)
+{
+    const struct sprof_config *c = &g_sprof.cfg;
+    if (c->mode == SPROF_MODE_WALL) return SPROF_MECH_WALL;
+    if (c->forced_mech && c->forced_mech != SPROF_MECH_PERF_EVENT) return c->forced_mech;
+    if (sprof_perf_probe() == 0) return SPROF_MECH_PERF_EVENT;
+    if (c->forced_mech == SPROF_MECH_PERF_EVENT)
+        sprof_warn("SPROF_TIMER=perf_event: perf_event_open refused (%s; see perf_event_paranoid); "
+                   "using cpuclock", strerror(errno));
+    return SPROF_MECH_CPUCLOCK_PACED;
+}
+
+static int start_signals(void)
+{
+    if (sprof_signal_install() != 0) return -1;
+    if (g_sprof.mech == SPROF_MECH_CPUCLOCK_PACED || g_sprof.mech == SPROF_MECH_WALL)
+        return sprof_sampler_start();
+    return 0;
+}
+
+static void start_common(void)
+{
+    g_sprof.pid = getpid();
+    g_sprof.period_ns = 1000000000ull / g_sprof.cfg.hz;
+    if (g_sprof.period_ns == 0) g_sprof.period_ns = 1;
+    reset_counters();
+    if (sprof_writer_open() != 0) return;
+    g_sprof.start_mono_ns = sprof_now_ns(CLOCK_MONOTONIC);
+    g_sprof.mech = choose_mechanism();
+
+    sprof_maps_scan(0); /* exec table before the first sample */
+    int ok = g_sprof.mech == SPROF_MECH_PERF_EVENT || start_signals() == 0;
+    if (ok) {
+        atomic_store(&g_sprof.running, 1);
+        if (!sprof_thread_register() && g_sprof.mech == SPROF_MECH_PERF_EVENT) {
+            /* event opened in the probe but the ring mmap failed (mlock limit) */
+            sprof_warn("perf_event ring buffer unavailable (%s); using cpuclock", strerror(errno));
+            atomic_store(&g_sprof.running, 0);
+            g_sprof.mech = SPROF_MECH_CPUCLOCK_PACED;
+            ok = start_signals() == 0;
+            if (ok) {
+                atomic_store(&g_sprof.running, 1);
+                sprof_thread_register();
+            }
+        }
+    }
+    if (!ok) {
+        atomic_store(&g_sprof.running, 0);
+        g_sprof.mech = SPROF_MECH_NONE;
+        sprof_warn("no sampling mechanism could be started; the trace will hold no samples");
+    }
+    sprof_io_lock();
+    sprof_emit_info();
+    sprof_maps_scan(1);
+    sprof_out_flush();
+    sprof_io_unlock();
+    sprof_writer_start();
+}
+
+void sprof_start(void)
+{
+    static int atfork_done;
+    if (!sprof_config_load(&g_sprof.cfg)) return;
+    if (!atfork_done) {
+        pthread_atfork(fork_prepare, fork_parent, fork_child);
+        atfork_done = 1;
+    }
+    start_common();
+    if (g_sprof.fd >= 0) sprof_fatal_install();
+}
+
+void sprof_after_fork_child(void)
+{
+    sprof_expand_path(g_sprof.cfg.pattern, getpid(), g_sprof.cfg.out_path, sizeof g_sprof.cfg.out_path);
+    start_common();
+}
+
+void sprof_stop(void)
+{
+    if (g_sprof.fd < 0) return;
+    atomic_store(&g_sprof.running, 0);
+    sprof_sampler_stop();
+    sprof_signal_uninstall();
+    if (g_sprof.mech == SPROF_MECH_PERF_EVENT && sprof_self) sprof_perf_thread_stop(sprof_self);
+    sprof_writer_finish();
+}
+
+/* Referenced by -Wl,-u,sprof_rt_link to pull the archive member in. */
+SPROF_EXPORT int sprof_rt_link;
+
+__attribute__((constructor)) static void sprof_ctor(void) { sprof_start(); }
+__attribute__((destructor)) static void sprof_dtor(void) { sprof_stop(); }

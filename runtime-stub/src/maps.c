@@ -1,0 +1,173 @@
+/* /proc/self/maps → MAPPING records (executable mappings, with the GNU
+ * build-id read from each ELF file's notes) and the handler's exec table.
+ * Runs in the writer thread (or at start), never in a signal handler. */
+#define _GNU_SOURCE
+#include <elf.h>
+#include <fcntl.h>
+#include <link.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/mman.h>
+#include <unistd.h>
+
+#include "rt_internal.h"
+
+#define MAX_SEEN 4096
+
+struct seen_map {
+    uint64_t start, end, off;
+    uint32_t path_hash;
+};
+static struct seen_map seen[MAX_SEEN];
+static uint32_t nseen;
+static unsigned long long last_adds = ~0ull, last_subs = ~0ull;
+
+static uint32_t hash_str(const char *s)
+{
+    uint32_t h = 2166136261u;
+    while (*s) h = (h ^ (uint8_t)*s++) * 16777619u;
+    return h;
+}
+
+/* Read the GNU build-id note of an ELF file; returns its length (0 if none). */
+static uint32_t read_build_id(const char *path, uint8_t out[32])
+{
+    int fd = open(path, O_RDONLY | O_CLOEXEC);
+    if (fd < 0) return 0;
+    uint32_t len = 0;
+    Elf64_Ehdr eh;
+    if (pread(fd, &eh, sizeof eh, 0) != (ssize_t)sizeof eh || memcmp(eh.e_ident, ELFMAG, SELFMAG) != 0 ||
+        eh.e_ident[EI_CLASS] != ELFCLASS64 || eh.e_phentsize != sizeof(Elf64_Phdr) || eh.e_phnum > 256)
+        goto out;
+    for (unsigned i = 0; i < eh.e_phnum && !len; i++) {
+        Elf64_Phdr ph;
+        if (pread(fd, &ph, sizeof ph, (off_t)(eh.e_phoff + i * sizeof ph)) != (ssize_t)sizeof ph) break;
+        if (ph.p_type != PT_NOTE || ph.p_filesz > 65536) continue;
+        uint8_t buf[4096];
+        size_t n = ph.p_filesz < sizeof buf ? ph.p_filesz : sizeof buf;
+        if (pread(fd, buf, n, (off_t)ph.p_offset) != (ssize_t)n) continue;
+        size_t o = 0;
+        while (o + sizeof(Elf64_Nhdr) <= n) {
+            Elf64_Nhdr nh;
+            memcpy(&nh, buf + o, sizeof nh);
+            size_t name_off = o + sizeof nh;
+            size_t desc_off = name_off + ((nh.n_namesz + 3u) & ~3u);
+            size_t next = desc_off + ((nh.n_descsz + 3u) & ~3u);
+            if (nh.n_namesz > n || nh.n_descsz > n || next > n) break;
+            if (nh.n_type == NT_GNU_BUILD_ID && nh.n_namesz == 4 && !memcmp(buf + name_off, "GNU", 4)) {
+                len = nh.n_descsz > 32 ? 32 : nh.n_descsz;
+                memcpy(out, buf + desc_off, len);
+                break;
+            }
+            o = next;
+        }
+    }
+out:
+    close(fd);
+    return len;
+}
+
+static int phdr_cb(struct dl_phdr_info *info, size_t size, void *data)
+{
+    unsigned long long *v = data;
+    if (size >= offsetof(struct dl_phdr_info, dlpi_subs) + sizeof info->dlpi_subs) {
+        v[0] = info->dlpi_adds;
+        v[1] = info->dlpi_subs;
+    }
+    return 1; /* the counters are the same in every entry */
+}
+
+int sprof_maps_changed(void)
+{
+    unsigned long long v[2] = {0, 0};
+    dl_iterate_phdr(phdr_cb, v);
+    if (v[0] == last_adds && v[1] == last_subs) return 0;
+    return 1;
+}
+
+static int was_seen(uint64_t start, uint64_t end, uint64_t off, uint32_t h)
+{
+    for (uint32_t i = 0; i < nseen; i++)
+        if (seen[i].start == start && seen[i].end == end && seen[i].off == off && seen[i].path_hash == h)
+            return 1;
+    return 0;
+}
+
+static void emit_mapping(uint64_t start, uint64_t end, uint64_t off, uint32_t prot, const char *path)
+{
+    uint8_t rec[sizeof(struct sprof_rec_mapping) + 4096 + 8];
+    struct sprof_rec_mapping *m = (struct sprof_rec_mapping *)rec;
+    memset(m, 0, sizeof *m);
+    size_t plen = strnlen(path, 4095);
+    m->h.type = SPROF_REC_MAPPING;
+    m->h.size = sprof_pad8((uint32_t)(sizeof *m + plen + 1));
+    m->start = start;
+    m->end = end;
+    m->file_offset = off;
+    m->prot = prot;
+    if (path[0] == '/') m->build_id_len = read_build_id(path, m->build_id);
+    memset(rec + sizeof *m, 0, m->h.size - sizeof *m);
+    memcpy(rec + sizeof *m, path, plen);
+    sprof_out_append(rec, m->h.size);
+}
+
+int sprof_maps_scan(int emit_records)
+{
+    unsigned long long v[2] = {0, 0};
+    dl_iterate_phdr(phdr_cb, v);
+    last_adds = v[0];
+    last_subs = v[1];
+
+    int fd = open("/proc/self/maps", O_RDONLY | O_CLOEXEC);
+    if (fd < 0) return -1;
+    size_t cap = 1 << 16, len = 0;
+    char *buf = malloc(cap);
+    if (!buf) { close(fd); return -1; }
+    for (;;) {
+        if (len + 4096 > cap) {
+            char *nb = realloc(buf, cap * 2);
+            if (!nb) break;
+            buf = nb;
+            cap *= 2;
+        }
+        ssize_t n = read(fd, buf + len, cap - len - 1);
+        if (n <= 0) break;
+        len += (size_t)n;
+    }
+    close(fd);
+    buf[len] = 0;
+
+    static uint64_t ranges[2 * 4096];
+    uint32_t nr = 0;
+    char *save = NULL;
+    for (char *line = strtok_r(buf, "\n", &save); line; line = strtok_r(NULL, "\n", &save)) {
+        unsigned long long s, e, off;
+        char perms[8] = {0};
+        int path_at = 0;
+        if (sscanf(line, "%llx-%llx %7s %llx %*s %*s %n", &s, &e, perms, &off, &path_at) < 4) continue;
+        if (perms[2] != 'x') continue;
+        const char *path = path_at > 0 && (size_t)path_at <= strlen(line) ? line + path_at : "";
+        if (!strcmp(path, "[vsyscall]")) continue;
+        if (nr < 4096) {
+            ranges[2 * nr] = s;
+            ranges[2 * nr + 1] = e;
+            nr++;
+        }
+        uint32_t h = hash_str(path);
+        if (emit_records && !was_seen(s, e, off, h)) {
+            uint32_t prot = (perms[0] == 'r' ? PROT_READ : 0) | (perms[1] == 'w' ? PROT_WRITE : 0) | PROT_EXEC;
+            emit_mapping(s, e, off, prot, path);
+            if (nseen < MAX_SEEN) seen[nseen++] = (struct seen_map){s, e, off, h};
+        }
+    }
+    free(buf);
+    sprof_exec_table_publish(ranges, nr); /* maps are sorted by address */
+    return 0;
+}
+
+void sprof_maps_reset(void)
+{
+    nseen = 0;
+    last_adds = last_subs = ~0ull;
+}

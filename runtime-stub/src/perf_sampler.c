@@ -1,0 +1,224 @@
+/* perf_event mechanism: one software task-clock event per thread, opened by
+ * the thread itself when it starts. The kernel samples on its hrtimer,
+ * walks the user frame pointers and copies a little of the user stack into
+ * the event's ring buffer; no signal is delivered. The writer thread drains
+ * the rings and turns each PERF_RECORD_SAMPLE into a SAMPLE record
+ * (sprof_build_from_dump derives candidates and frame offsets from the dump). */
+#define _GNU_SOURCE
+#include <errno.h>
+#include <fcntl.h>
+#include <linux/perf_event.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/ioctl.h>
+#include <sys/mman.h>
+#include <sys/syscall.h>
+#include <unistd.h>
+
+#include "rt_internal.h"
+
+#if defined(__x86_64__)
+#include <asm/perf_regs.h>
+#define REG_MASK ((1ull << PERF_REG_X86_BP) | (1ull << PERF_REG_X86_SP) | (1ull << PERF_REG_X86_IP))
+/* values come in bit order: bp (6), sp (7), ip (8) */
+#define REG_IDX_FP 0
+#define REG_IDX_SP 1
+#define REG_IDX_PC 2
+#elif defined(__aarch64__)
+#include <asm/perf_regs.h>
+#define REG_MASK ((1ull << PERF_REG_ARM64_X29) | (1ull << PERF_REG_ARM64_SP) | (1ull << PERF_REG_ARM64_PC))
+#define REG_IDX_FP 0
+#define REG_IDX_SP 1
+#define REG_IDX_PC 2
+#endif
+
+#define PERF_DATA_PAGES 64 /* 256 KiB per thread */
+
+static uint32_t max_stack_sysctl(void)
+{
+    int fd = open("/proc/sys/kernel/perf_event_max_stack", O_RDONLY | O_CLOEXEC);
+    if (fd < 0) return 127;
+    char buf[32] = {0};
+    ssize_t n = read(fd, buf, sizeof buf - 1);
+    close(fd);
+    long v = n > 0 ? strtol(buf, NULL, 10) : 127;
+    return v > 0 ? (uint32_t)v : 127;
+}
+
+static uint32_t chain_max;
+
+static int open_event(void)
+{
+    struct perf_event_attr a;
+    memset(&a, 0, sizeof a);
+    a.size = sizeof a;
+    a.type = PERF_TYPE_SOFTWARE;
+    a.config = PERF_COUNT_SW_TASK_CLOCK;
+    a.sample_period = g_sprof.period_ns;
+    a.sample_type = PERF_SAMPLE_TID | PERF_SAMPLE_TIME | PERF_SAMPLE_READ | PERF_SAMPLE_CALLCHAIN |
+                    PERF_SAMPLE_REGS_USER | PERF_SAMPLE_STACK_USER;
+    a.read_format = 0;
+    a.sample_regs_user = REG_MASK;
+    a.sample_stack_user = SPROF_PERF_STACK_DUMP;
+    a.exclude_kernel = 1;
+    a.exclude_hv = 1;
+    a.exclude_callchain_kernel = 1;
+    a.use_clockid = 1;
+    a.clockid = CLOCK_MONOTONIC;
+    if (!chain_max) {
+        uint32_t sys = max_stack_sysctl();
+        chain_max = g_sprof.cfg.max_depth + 1 < sys ? g_sprof.cfg.max_depth + 1 : sys;
+    }
+    a.sample_max_stack = (uint16_t)chain_max;
+    return (int)syscall(SYS_perf_event_open, &a, 0 /* this thread */, -1, -1, PERF_FLAG_FD_CLOEXEC);
+}
+
+int sprof_perf_probe(void)
+{
+#if !defined(REG_MASK)
+    return -1;
+#else
+    int fd = open_event();
+    if (fd < 0) return -1;
+    close(fd);
+    return 0;
+#endif
+}
+
+int sprof_perf_thread_start(struct sprof_thread *t)
+{
+    int fd = open_event();
+    if (fd < 0) return -1;
+    long page = sysconf(_SC_PAGESIZE);
+    for (size_t pages = PERF_DATA_PAGES; pages >= 4; pages /= 2) {
+        size_t len = (size_t)page * (pages + 1);
+        void *p = mmap(NULL, len, PROT_READ | PROT_WRITE, MAP_SHARED, fd, 0);
+        if (p != MAP_FAILED) {
+            t->perf_fd = fd;
+            t->perf_base = p;
+            t->perf_len = len;
+            return 0;
+        }
+        if (errno != EPERM && errno != ENOMEM) break;
+    }
+    close(fd);
+    return -1;
+}
+
+void sprof_perf_thread_stop(struct sprof_thread *t)
+{
+    if (t->perf_fd >= 0) ioctl(t->perf_fd, PERF_EVENT_IOC_DISABLE, 0);
+}
+
+static uint8_t wrap_buf[65536 + 64];
+static uint8_t *rec_buf;
+static uint32_t rec_cap;
+
+static void handle_sample(struct sprof_thread *t, const uint8_t *p, uint32_t len)
+{
+    const uint8_t *end = p + len;
+#define TAKE(dst) do { if ((size_t)(end - p) < sizeof(dst)) return; memcpy(&(dst), p, sizeof(dst)); p += sizeof(dst); } while (0)
+    uint32_t pid, tid;
+    uint64_t time, value, nr;
+    TAKE(pid);
+    TAKE(tid);
+    TAKE(time);
+    TAKE(value);
+    TAKE(nr);
+    if (nr > (uint64_t)(end - p) / 8) return;
+    const uint8_t *chain = p;
+    p += nr * 8;
+    uint64_t abi;
+    TAKE(abi);
+    uint64_t regs[3] = {0, 0, 0};
+    if (abi != PERF_SAMPLE_REGS_ABI_NONE) {
+        TAKE(regs);
+    }
+    uint64_t dump_size;
+    TAKE(dump_size);
+    if (dump_size > (uint64_t)(end - p)) return;
+    const uint8_t *dump = p;
+    p += dump_size;
+    uint64_t dyn = 0;
+    if (dump_size) {
+        TAKE(dyn);
+        if (dyn > dump_size) dyn = dump_size;
+    }
+#undef TAKE
+    (void)pid;
+    /* user chain: skip context markers; first user entry is the pc itself */
+    uint64_t kchain[512];
+    uint32_t nk = 0, nuser = 0;
+    for (uint64_t i = 0; i < nr; i++) {
+        uint64_t ip;
+        memcpy(&ip, chain + i * 8, 8);
+        if (ip >= (uint64_t)PERF_CONTEXT_MAX) continue;
+        nuser++;
+        if (nuser == 1) continue;
+        if (nk < 512) kchain[nk++] = ip;
+    }
+    if (abi == PERF_SAMPLE_REGS_ABI_NONE) return; /* no user context (cannot happen with exclude_kernel) */
+    struct sprof_rec_sample *rec = (struct sprof_rec_sample *)rec_buf;
+    memset(rec, 0, sizeof *rec);
+    rec->tid = tid;
+    rec->time_ns = time;
+    rec->weight_ns = value > t->perf_last_count ? value - t->perf_last_count : 0;
+    t->perf_last_count = value;
+    uint32_t size = sprof_build_from_dump(rec, rec_cap, regs[REG_IDX_PC], regs[REG_IDX_SP], regs[REG_IDX_FP], kchain,
+                                          nk, nuser >= chain_max, dump, dyn, t->stack_hi, g_sprof.cfg.max_depth);
+    if (!size) return;
+    if (rec->flags & SPROF_SAMPLE_TRUNCATED) g_sprof.samples_truncated++;
+    g_sprof.samples_written++;
+    sprof_out_append(rec, size);
+}
+
+/* Writer thread (io_lock held). Returns the number of records consumed. */
+uint64_t sprof_perf_drain(struct sprof_thread *t)
+{
+    if (!t->perf_base) return 0;
+    if (!rec_buf) {
+        rec_cap = sprof_max_record_size(g_sprof.cfg.max_depth);
+        rec_buf = mmap(NULL, rec_cap, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+        if (rec_buf == MAP_FAILED) {
+            rec_buf = NULL;
+            return 0;
+        }
+    }
+    struct perf_event_mmap_page *pg = t->perf_base;
+    long page = sysconf(_SC_PAGESIZE);
+    uint8_t *data = (uint8_t *)t->perf_base + page;
+    uint64_t size = t->perf_len - (uint64_t)page;
+    uint64_t head = __atomic_load_n(&pg->data_head, __ATOMIC_ACQUIRE);
+    uint64_t tail = pg->data_tail;
+    uint64_t n = 0;
+    while (tail < head) {
+        struct perf_event_header h;
+        uint64_t off = tail % size;
+        if (off + sizeof h <= size) memcpy(&h, data + off, sizeof h);
+        else {
+            size_t first = (size_t)(size - off);
+            memcpy(&h, data + off, first);
+            memcpy((uint8_t *)&h + first, data, sizeof h - first);
+        }
+        if (h.size < sizeof h || h.size > head - tail) break;
+        const uint8_t *rec;
+        if (off + h.size <= size) rec = data + off;
+        else {
+            /* h.size is 16-bit: wrap_buf always holds it */
+            size_t first = (size_t)(size - off);
+            memcpy(wrap_buf, data + off, first);
+            memcpy(wrap_buf + first, data, h.size - first);
+            rec = wrap_buf;
+        }
+        if (h.type == PERF_RECORD_SAMPLE) handle_sample(t, rec + sizeof h, h.size - (uint32_t)sizeof h);
+        else if (h.type == PERF_RECORD_LOST && h.size >= sizeof h + 16) {
+            uint64_t lost;
+            memcpy(&lost, rec + sizeof h + 8, 8);
+            atomic_fetch_add(&t->lost, lost);
+        }
+        tail += h.size;
+        n++;
+    }
+    __atomic_store_n(&pg->data_tail, tail, __ATOMIC_RELEASE);
+    return n;
+}

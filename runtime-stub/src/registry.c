@@ -1,0 +1,121 @@
+/* Per-thread slots: claimed when a thread starts (main thread at init,
+ * others from the pthread_create wrapper), released by the writer after
+ * the thread's last samples are drained. */
+#define _GNU_SOURCE
+#include <pthread.h>
+#include <signal.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/mman.h>
+#include <sys/syscall.h>
+#include <unistd.h>
+
+#include "rt_internal.h"
+
+__thread struct sprof_thread *sprof_self __attribute__((tls_model("initial-exec")));
+
+static void stack_bounds(struct sprof_thread *t)
+{
+    pthread_attr_t attr;
+    t->stack_lo = t->stack_hi = 0;
+    if (pthread_getattr_np(pthread_self(), &attr) == 0) {
+        void *addr;
+        size_t size;
+        if (pthread_attr_getstack(&attr, &addr, &size) == 0) {
+            t->stack_lo = (uint64_t)addr;
+            t->stack_hi = (uint64_t)addr + size;
+        }
+        pthread_attr_destroy(&attr);
+    }
+}
+
+struct sprof_thread *sprof_thread_register(void)
+{
+    if (!atomic_load(&g_sprof.running) || sprof_self) return sprof_self;
+    struct sprof_thread *t = NULL;
+    pthread_mutex_lock(&g_sprof.reg_lock);
+    for (int i = 0; i < SPROF_MAX_THREADS; i++) {
+        int expect = SLOT_FREE;
+        if (atomic_compare_exchange_strong(&g_sprof.threads[i].state, &expect, SLOT_CLAIMED)) {
+            t = &g_sprof.threads[i];
+            break;
+        }
+    }
+    pthread_mutex_unlock(&g_sprof.reg_lock);
+    if (!t) return NULL; /* table full: this thread runs unprofiled */
+
+    uint8_t *keep_scratch = t->scratch;
+    uint32_t keep_cap = t->scratch_cap;
+    memset((char *)t + sizeof t->state, 0, sizeof *t - sizeof t->state);
+    t->scratch = keep_scratch;
+    t->scratch_cap = keep_cap;
+    t->tid = (uint32_t)syscall(SYS_gettid);
+    t->perf_fd = t->stat_fd = t->syscall_fd = -1;
+    stack_bounds(t);
+    if (pthread_getcpuclockid(pthread_self(), &t->cpuclock) != 0) t->cpuclock = CLOCK_THREAD_CPUTIME_ID;
+    t->start_ns = sprof_now_ns(CLOCK_MONOTONIC);
+    t->last_cpu_ns = sprof_now_ns(CLOCK_THREAD_CPUTIME_ID);
+    atomic_store(&t->last_wall_ns, t->start_ns);
+
+    int ok;
+    if (g_sprof.mech == SPROF_MECH_PERF_EVENT) {
+        ok = sprof_perf_thread_start(t) == 0;
+    } else {
+        uint32_t need = sprof_max_record_size(g_sprof.cfg.max_depth);
+        if (!t->scratch || t->scratch_cap < need) {
+            if (t->scratch) munmap(t->scratch, t->scratch_cap);
+            void *p = mmap(NULL, need, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+            t->scratch = p == MAP_FAILED ? NULL : p;
+            t->scratch_cap = t->scratch ? need : 0;
+        }
+        ok = t->scratch && sprof_ring_init(&t->ring, SPROF_RING_BYTES) == 0;
+        if (ok) {
+            sprof_self = t; /* before the timer can fire */
+            ok = sprof_signal_thread_start(t) == 0;
+        }
+    }
+    if (!ok) {
+        sprof_self = NULL;
+        sprof_ring_free(&t->ring);
+        atomic_store(&t->state, SLOT_FREE);
+        return NULL;
+    }
+    sprof_self = t;
+    atomic_fetch_add(&g_sprof.threads_seen, 1);
+    atomic_store(&t->state, SLOT_ACTIVE);
+    return t;
+}
+
+void sprof_thread_unregister(void)
+{
+    struct sprof_thread *t = sprof_self;
+    if (!t) return;
+    sigset_t all, old;
+    sigfillset(&all);
+    pthread_sigmask(SIG_BLOCK, &all, &old);
+    if (g_sprof.mech == SPROF_MECH_PERF_EVENT) sprof_perf_thread_stop(t);
+    else sprof_signal_thread_stop(t);
+    sprof_self = NULL;
+    t->final_cpu_ns = sprof_now_ns(CLOCK_THREAD_CPUTIME_ID);
+    atomic_store(&t->state, SLOT_EXITED);
+    pthread_sigmask(SIG_SETMASK, &old, NULL);
+}
+
+/* Writer thread, io_lock held, after the slot's final drain. */
+void sprof_thread_release(struct sprof_thread *t)
+{
+    g_sprof.dropped_released += atomic_load(&t->dropped);
+    g_sprof.lost_released += atomic_load(&t->lost);
+    atomic_fetch_add(&g_sprof.exited_cpu_ns, t->final_cpu_ns);
+    if (t->perf_base) munmap(t->perf_base, t->perf_len);
+    t->perf_base = NULL;
+    if (t->perf_fd >= 0) close(t->perf_fd);
+    t->perf_fd = -1;
+    if (t->stat_fd >= 0) close(t->stat_fd);
+    if (t->syscall_fd >= 0) close(t->syscall_fd);
+    t->stat_fd = t->syscall_fd = -1;
+    if (t->altstack) munmap(t->altstack, t->altstack_len);
+    t->altstack = NULL;
+    sprof_ring_free(&t->ring);
+    atomic_store(&t->state, SLOT_FREE);
+}

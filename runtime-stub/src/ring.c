@@ -1,0 +1,71 @@
+#define _GNU_SOURCE
+/* Single-producer/single-consumer byte ring of whole records. The producer
+ * is a signal handler (or the sampler thread for the aux ring), so reserve
+ * and commit are lock-free and touch only preallocated memory. */
+#include <string.h>
+#include <sys/mman.h>
+
+#include "rt_internal.h"
+
+int sprof_ring_init(struct sprof_ring *r, uint32_t cap)
+{
+    void *p = mmap(NULL, cap, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+    if (p == MAP_FAILED) return -1;
+    r->buf = p;
+    r->cap = cap;
+    atomic_store(&r->head, 0);
+    atomic_store(&r->tail, 0);
+    return 0;
+}
+
+void sprof_ring_free(struct sprof_ring *r)
+{
+    if (r->buf) munmap(r->buf, r->cap);
+    r->buf = NULL;
+    r->cap = 0;
+}
+
+void *sprof_ring_reserve(struct sprof_ring *r, uint32_t len)
+{
+    uint64_t head = atomic_load_explicit(&r->head, memory_order_relaxed);
+    uint64_t tail = atomic_load_explicit(&r->tail, memory_order_acquire);
+    uint32_t pos = (uint32_t)(head & (r->cap - 1));
+    uint32_t to_end = r->cap - pos;
+    uint64_t need = len;
+    if (len > to_end) need += to_end; /* pad to the end, then start at 0 */
+    if (head - tail + need > r->cap) return NULL;
+    if (len > to_end) {
+        struct sprof_rec_hdr *pad = (struct sprof_rec_hdr *)(r->buf + pos);
+        pad->type = 0;
+        pad->size = to_end;
+        atomic_store_explicit(&r->head, head + to_end, memory_order_release);
+        pos = 0;
+    }
+    return r->buf + pos;
+}
+
+void sprof_ring_commit(struct sprof_ring *r, uint32_t len)
+{
+    uint64_t head = atomic_load_explicit(&r->head, memory_order_relaxed);
+    atomic_store_explicit(&r->head, head + len, memory_order_release);
+}
+
+uint64_t sprof_ring_drain(struct sprof_ring *r, void (*fn)(const void *rec, uint32_t len))
+{
+    if (!r->buf) return 0;
+    uint64_t head = atomic_load_explicit(&r->head, memory_order_acquire);
+    uint64_t tail = atomic_load_explicit(&r->tail, memory_order_relaxed);
+    uint64_t n = 0;
+    while (tail < head) {
+        const struct sprof_rec_hdr *h = (const struct sprof_rec_hdr *)(r->buf + (tail & (r->cap - 1)));
+        uint32_t size = h->size;
+        if (size < 8 || size > r->cap) break; /* cannot happen; never loop forever */
+        if (h->type != 0) {
+            fn(h, size);
+            n++;
+        }
+        tail += size;
+    }
+    atomic_store_explicit(&r->tail, tail, memory_order_release);
+    return n;
+}

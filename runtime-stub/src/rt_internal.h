@@ -1,0 +1,215 @@
+/* Internal state shared by the runtime stub's files. Nothing here is API.
+ *
+ * Threads: one slot per profiled thread in a fixed table (no allocation in
+ * the signal handler). A slot owns a single-producer ring (the thread's own
+ * signal handler writes; the writer thread reads) or, with perf_event, the
+ * kernel's ring buffer for that thread's event. */
+#ifndef SPROF_RT_INTERNAL_H
+#define SPROF_RT_INTERNAL_H
+
+#include <pthread.h>
+#include <signal.h>
+#include <stdatomic.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <time.h>
+
+#include "sprof/trace_format.h"
+
+#define SPROF_EXPORT __attribute__((visibility("default")))
+#define SPROF_HIDDEN __attribute__((visibility("hidden")))
+
+#define SPROF_MAX_THREADS 1024
+#define SPROF_RING_BYTES (512u * 1024u) /* per-thread sample ring, power of two */
+#define SPROF_CAND_WINDOW 2048u          /* bytes above sp scanned for candidates */
+#define SPROF_FIBER_WINDOW (64u * 1024u) /* walk limit when sp is off the thread stack */
+#define SPROF_MAX_FRAME_STEP (1u << 20)  /* largest accepted distance between frame records */
+#define SPROF_PERF_STACK_DUMP 1024u      /* user stack bytes the kernel copies per sample */
+
+struct sprof_config {
+    int enabled;
+    char out_path[4096];
+    int path_has_pid;  /* "%p" in SPROF_OUT */
+    uint32_t hz;
+    uint32_t mode;      /* enum sprof_mode */
+    uint32_t max_depth;
+    int forced_mech;    /* enum sprof_mechanism, 0 = choose */
+    int overwrite;
+    char pattern[4096]; /* SPROF_OUT before %p expansion (fork children re-expand) */
+};
+
+/* Byte ring, single producer / single consumer. Records are written whole
+ * and contiguous; a record that would straddle the end is preceded by a pad
+ * record (type 0) that fills the rest of the ring. */
+struct sprof_ring {
+    uint8_t *buf;
+    uint32_t cap; /* power of two */
+    _Atomic uint64_t head; /* producer */
+    _Atomic uint64_t tail; /* consumer */
+};
+
+enum sprof_slot_state {
+    SLOT_FREE = 0,
+    SLOT_CLAIMED = 1, /* being set up */
+    SLOT_ACTIVE = 2,
+    SLOT_EXITED = 3,  /* thread gone; writer drains, reports EXIT, frees */
+};
+
+struct sprof_thread {
+    _Atomic int state;
+    uint32_t tid;
+    uint64_t stack_lo, stack_hi; /* [lo, hi) of the thread's own stack */
+    clockid_t cpuclock;
+    uint64_t start_ns;
+
+    /* signal mechanisms */
+    struct sprof_ring ring;
+    uint8_t *scratch; /* one record under construction (handler only) */
+    uint32_t scratch_cap;
+    uint64_t last_cpu_ns;        /* handler: thread CPU at previous sample */
+    _Atomic uint64_t last_wall_ns; /* wall mode: time of previous sample */
+    _Atomic int pending;         /* pacer sent a signal not yet handled */
+    _Atomic int offcpu_hint;     /* wall mode: thread was not running when signalled */
+    uint64_t pacer_next_cpu_ns;  /* pacer: thread CPU at which the next signal is due */
+    timer_t ptimer;
+    void *altstack;
+    size_t altstack_len;
+    int ptimer_ok;
+
+    /* perf_event mechanism */
+    int perf_fd;
+    void *perf_base;
+    size_t perf_len;
+    uint64_t perf_last_count;
+
+    /* counters (written by the producer, read by the writer) */
+    _Atomic uint64_t dropped;
+    _Atomic uint64_t truncated;
+    _Atomic uint64_t written;
+    _Atomic uint64_t lost;
+    uint64_t final_cpu_ns; /* set at exit */
+    int start_sent;
+    char name[16];
+    int stat_fd, syscall_fd; /* wall mode: /proc/self/task/TID/{stat,syscall}, sampler only */
+    uint64_t name_check_ns;
+};
+
+struct sprof_globals {
+    struct sprof_config cfg;
+    _Atomic int running;  /* sampling on */
+    _Atomic int stopping; /* writer should finish */
+    int mech;             /* enum sprof_mechanism running */
+    int sig;              /* profiling signal (0 = none) */
+    uint64_t period_ns;
+    int fd;               /* trace file */
+    pid_t pid;
+    pthread_t writer_tid, sampler_tid;
+    int writer_started, sampler_started;
+    _Atomic int io_lock;  /* owner of the file + ring consumers */
+    struct sprof_thread threads[SPROF_MAX_THREADS];
+    pthread_mutex_t reg_lock; /* slot claims (never taken in a handler) */
+    _Atomic uint64_t threads_seen;
+    _Atomic uint64_t exited_cpu_ns; /* CPU of threads already gone */
+    _Atomic uint64_t unregistered_signals; /* signals that hit a thread with no slot */
+    struct sprof_ring aux_ring; /* off-CPU samples written by the sampler thread */
+    _Atomic uint64_t aux_dropped;
+    /* writer-side totals (io_lock held) */
+    uint64_t samples_written, samples_truncated, dropped_released, lost_released;
+    uint64_t start_mono_ns;
+    uint32_t sig_mech_flags;
+};
+
+extern struct sprof_globals g_sprof SPROF_HIDDEN;
+extern __thread struct sprof_thread *sprof_self
+    __attribute__((tls_model("initial-exec"))) SPROF_HIDDEN;
+
+/* time */
+static inline uint64_t sprof_now_ns(clockid_t c)
+{
+    struct timespec ts;
+    clock_gettime(c, &ts);
+    return (uint64_t)ts.tv_sec * 1000000000ull + (uint64_t)ts.tv_nsec;
+}
+static inline uint32_t sprof_pad8(uint32_t n) { return (n + 7u) & ~7u; }
+
+/* config.c */
+SPROF_HIDDEN int sprof_config_load(struct sprof_config *c);
+SPROF_HIDDEN void sprof_expand_path(const char *pattern, pid_t pid, char *out, size_t outlen);
+SPROF_HIDDEN void sprof_warn(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+
+/* ring.c */
+SPROF_HIDDEN int sprof_ring_init(struct sprof_ring *r, uint32_t cap);
+SPROF_HIDDEN void sprof_ring_free(struct sprof_ring *r);
+/* Reserve len bytes (multiple of 8) contiguous; NULL if full. */
+SPROF_HIDDEN void *sprof_ring_reserve(struct sprof_ring *r, uint32_t len);
+SPROF_HIDDEN void sprof_ring_commit(struct sprof_ring *r, uint32_t len);
+/* Consumer: call fn for each record; returns records consumed. */
+SPROF_HIDDEN uint64_t sprof_ring_drain(struct sprof_ring *r, void (*fn)(const void *rec, uint32_t len));
+
+/* exec_table.c: executable ranges, lock-free for readers */
+SPROF_HIDDEN int sprof_is_exec(uint64_t addr);
+SPROF_HIDDEN void sprof_exec_table_publish(const uint64_t *ranges, uint32_t n);
+
+/* maps.c */
+SPROF_HIDDEN int sprof_maps_scan(int emit_records); /* updates exec table; emits new MAPPINGs */
+SPROF_HIDDEN int sprof_maps_changed(void);
+SPROF_HIDDEN void sprof_maps_reset(void);
+
+/* unwind_x86_64.c */
+struct sprof_walk_mem {
+    uint64_t lo, hi;       /* readable, in-range addresses */
+    const uint8_t *copy;   /* NULL: read live memory; else bytes of [lo, hi) */
+    int probe;             /* live fiber stack: verify each page before reading */
+    uint64_t verified_hi;  /* probe: pages below this are known readable */
+    uint64_t stack_hi;     /* top of the thread's own stack (candidates into the stack) */
+};
+/* Build a SAMPLE record body (after the caller filled tid/time/weight) into rec,
+ * capacity cap bytes. Returns the record size, or 0 if it does not fit. */
+SPROF_HIDDEN uint32_t sprof_walk(struct sprof_rec_sample *rec, uint32_t cap, uint64_t pc, uint64_t sp,
+                                 uint64_t fp, struct sprof_walk_mem *m, uint32_t max_depth);
+/* perf: kernel chain + stack dump → the same record shape */
+SPROF_HIDDEN uint32_t sprof_build_from_dump(struct sprof_rec_sample *rec, uint32_t cap, uint64_t pc,
+                                            uint64_t sp, uint64_t fp, const uint64_t *kchain,
+                                            uint32_t nk, int kchain_full, const uint8_t *dump,
+                                            uint64_t dump_len, uint64_t stack_hi, uint32_t max_depth);
+SPROF_HIDDEN uint32_t sprof_max_record_size(uint32_t max_depth);
+SPROF_HIDDEN void sprof_regs_from_ucontext(void *uc, uint64_t *pc, uint64_t *sp, uint64_t *fp);
+
+/* registry.c */
+SPROF_HIDDEN struct sprof_thread *sprof_thread_register(void);
+SPROF_HIDDEN void sprof_thread_unregister(void);
+SPROF_HIDDEN void sprof_thread_release(struct sprof_thread *t); /* writer: after final drain */
+
+/* mechanisms */
+SPROF_HIDDEN int sprof_perf_probe(void);                /* can this process use perf_event? */
+SPROF_HIDDEN int sprof_perf_thread_start(struct sprof_thread *t);
+SPROF_HIDDEN void sprof_perf_thread_stop(struct sprof_thread *t);
+SPROF_HIDDEN uint64_t sprof_perf_drain(struct sprof_thread *t);
+SPROF_HIDDEN int sprof_signal_install(void);
+SPROF_HIDDEN void sprof_signal_uninstall(void);
+SPROF_HIDDEN int sprof_signal_thread_start(struct sprof_thread *t);
+SPROF_HIDDEN void sprof_signal_thread_stop(struct sprof_thread *t);
+SPROF_HIDDEN int sprof_sampler_start(void); /* pacer thread (cpuclock, wall) */
+SPROF_HIDDEN void sprof_sampler_stop(void);
+SPROF_HIDDEN void sprof_fatal_install(void);
+
+/* writer.c */
+SPROF_HIDDEN int sprof_writer_open(void);
+SPROF_HIDDEN int sprof_writer_start(void);
+SPROF_HIDDEN void sprof_writer_finish(void); /* stop thread, drain, STATS, END, close */
+SPROF_HIDDEN void sprof_out_append(const void *rec, uint32_t len);
+SPROF_HIDDEN void sprof_out_flush(void);
+SPROF_HIDDEN void sprof_emit_info(void);
+SPROF_HIDDEN void sprof_emit_thread(uint32_t tid, uint32_t event, const char *name);
+SPROF_HIDDEN void sprof_drain_all(void);
+SPROF_HIDDEN int sprof_io_trylock(void);
+SPROF_HIDDEN void sprof_io_lock(void);
+SPROF_HIDDEN void sprof_io_unlock(void);
+SPROF_HIDDEN void sprof_fatal_flush(void);
+
+/* lifecycle (init.c) */
+SPROF_HIDDEN void sprof_start(void);
+SPROF_HIDDEN void sprof_stop(void);
+SPROF_HIDDEN void sprof_after_fork_child(void);
+
+#endif

@@ -1,0 +1,221 @@
+/* The sampler thread, for two mechanisms:
+ *  - cpuclock (CPU mode): reads each thread's CPU clock and signals a thread
+ *    once it has run a full period since its last due point. It sleeps until
+ *    the earliest thread can next be due (CPU time cannot accrue faster than
+ *    wall time), so idle programs cost few wake-ups and busy ones are paced
+ *    at the asked rate; due points advance by whole periods, so a late wake
+ *    is paid back by an earlier next one.
+ *  - wall: every period, each running thread gets the signal; a thread that
+ *    is blocked is NOT signalled (no EINTR for the program): its stack is
+ *    copied with process_vm_readv from the sp in /proc/self/task/TID/syscall
+ *    and walked here, the sample marked OFFCPU. */
+#define _GNU_SOURCE
+#include <errno.h>
+#include <fcntl.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/mman.h>
+#include <sys/prctl.h>
+#include <sys/syscall.h>
+#include <sys/uio.h>
+#include <unistd.h>
+
+#include "rt_internal.h"
+
+static _Atomic int sampler_run;
+
+/* sampler-private /proc handles, per slot, tagged with the tid they belong to */
+struct proc_fds {
+    uint32_t tid;
+    int stat_fd, syscall_fd;
+};
+static struct proc_fds pfds[SPROF_MAX_THREADS];
+
+static long tgkill_tid(uint32_t tid, int sig) { return syscall(SYS_tgkill, (long)g_sprof.pid, (long)tid, (long)sig); }
+
+static void sleep_until(uint64_t t)
+{
+    struct timespec ts = {(time_t)(t / 1000000000ull), (long)(t % 1000000000ull)};
+    while (clock_nanosleep(CLOCK_MONOTONIC, TIMER_ABSTIME, &ts, NULL) == EINTR) {
+    }
+}
+
+static void pace_cpuclock(void)
+{
+    const uint64_t period = g_sprof.period_ns;
+    uint64_t now = sprof_now_ns(CLOCK_MONOTONIC);
+    while (atomic_load(&sampler_run)) {
+        uint64_t min_left = 10 * 1000000ull; /* re-check for new threads at least every 10 ms */
+        for (int i = 0; i < SPROF_MAX_THREADS; i++) {
+            struct sprof_thread *t = &g_sprof.threads[i];
+            if (atomic_load_explicit(&t->state, memory_order_acquire) != SLOT_ACTIVE) continue;
+            struct timespec ts;
+            if (clock_gettime(t->cpuclock, &ts) != 0) continue;
+            uint64_t cpu = (uint64_t)ts.tv_sec * 1000000000ull + (uint64_t)ts.tv_nsec;
+            if (t->pacer_next_cpu_ns == 0) t->pacer_next_cpu_ns = cpu + period;
+            if (cpu >= t->pacer_next_cpu_ns) {
+                t->pacer_next_cpu_ns += period;
+                /* more than two periods behind (thread was not scheduled): forgive */
+                if (cpu > t->pacer_next_cpu_ns + 2 * period) t->pacer_next_cpu_ns = cpu + period;
+                if (!atomic_exchange(&t->pending, 1)) {
+                    if (tgkill_tid(t->tid, g_sprof.sig) != 0) atomic_store(&t->pending, 0);
+                }
+            }
+            uint64_t left = t->pacer_next_cpu_ns > cpu ? t->pacer_next_cpu_ns - cpu : 0;
+            if (left < min_left) min_left = left;
+        }
+        if (min_left < period / 8) min_left = period / 8;
+        now = sprof_now_ns(CLOCK_MONOTONIC);
+        sleep_until(now + min_left);
+    }
+}
+
+static int open_task_file(uint32_t tid, const char *what)
+{
+    char path[64];
+    snprintf(path, sizeof path, "/proc/self/task/%u/%s", tid, what);
+    return open(path, O_RDONLY | O_CLOEXEC);
+}
+
+/* Running state of a thread from /proc/self/task/TID/stat: 'R', 'S', 'D', ... */
+static char thread_state(struct proc_fds *p)
+{
+    char buf[512];
+    ssize_t n = pread(p->stat_fd, buf, sizeof buf - 1, 0);
+    if (n <= 0) return 0;
+    buf[n] = 0;
+    char *rp = strrchr(buf, ')');
+    return rp && rp[1] == ' ' ? rp[2] : 0;
+}
+
+/* Off-CPU sample of a blocked thread, built here from a copy of its stack. */
+static void offcpu_sample(struct sprof_thread *t, struct proc_fds *p, uint8_t *rec_buf, uint32_t rec_cap,
+                          uint8_t *copy, size_t copy_cap)
+{
+    char buf[256];
+    ssize_t n = pread(p->syscall_fd, buf, sizeof buf - 1, 0);
+    if (n <= 0) return;
+    buf[n] = 0;
+    if (!strncmp(buf, "running", 7)) { /* woke up meanwhile: sample it on CPU */
+        tgkill_tid(t->tid, g_sprof.sig);
+        return;
+    }
+    /* "nr a1 a2 a3 a4 a5 a6 sp pc" or "-1 sp pc" */
+    unsigned long long v[9];
+    int k = sscanf(buf, "%lld %llx %llx %llx %llx %llx %llx %llx %llx", (long long *)&v[0], &v[1], &v[2], &v[3],
+                   &v[4], &v[5], &v[6], &v[7], &v[8]);
+    uint64_t sp, pc;
+    if (k == 9) { sp = v[7]; pc = v[8]; }
+    else if (k == 3) { sp = v[1]; pc = v[2]; }
+    else return;
+    uint64_t hi = t->stack_hi && sp >= t->stack_lo && sp < t->stack_hi ? t->stack_hi : sp + SPROF_FIBER_WINDOW;
+    size_t want = hi - sp < copy_cap ? (size_t)(hi - sp) : copy_cap;
+    struct iovec l = {copy, want}, r = {(void *)sp, want};
+    ssize_t got = syscall(SYS_process_vm_readv, (long)g_sprof.pid, &l, 1L, &r, 1L, 0L);
+    if (got < 16) return;
+    struct sprof_rec_sample *rec = (struct sprof_rec_sample *)rec_buf;
+    memset(rec, 0, sizeof *rec);
+    uint64_t now = sprof_now_ns(CLOCK_MONOTONIC);
+    uint64_t prev = atomic_exchange(&t->last_wall_ns, now);
+    rec->tid = t->tid;
+    rec->time_ns = now;
+    rec->weight_ns = now > prev ? now - prev : 0;
+    rec->flags = SPROF_SAMPLE_OFFCPU;
+    struct sprof_walk_mem m = {.lo = sp, .hi = sp + (uint64_t)got, .copy = copy, .stack_hi = hi};
+    uint32_t size = sprof_walk(rec, rec_cap, pc, sp, 0, &m, g_sprof.cfg.max_depth);
+    rec->fp = 0;
+    if (!size) return;
+    void *dst = sprof_ring_reserve(&g_sprof.aux_ring, size);
+    if (!dst) {
+        atomic_fetch_add(&g_sprof.aux_dropped, 1);
+        return;
+    }
+    memcpy(dst, rec, size);
+    sprof_ring_commit(&g_sprof.aux_ring, size);
+}
+
+static void pace_wall(void)
+{
+    const uint64_t period = g_sprof.period_ns;
+    uint32_t rec_cap = sprof_max_record_size(g_sprof.cfg.max_depth);
+    uint8_t *rec_buf = malloc(rec_cap);
+    size_t copy_cap = 16 * 1024;
+    uint8_t *copy = malloc(copy_cap);
+    if (!rec_buf || !copy) goto out;
+    for (int i = 0; i < SPROF_MAX_THREADS; i++) pfds[i] = (struct proc_fds){0, -1, -1};
+    uint64_t next = sprof_now_ns(CLOCK_MONOTONIC);
+    while (atomic_load(&sampler_run)) {
+        next += period;
+        uint64_t now = sprof_now_ns(CLOCK_MONOTONIC);
+        if (next + 10 * period < now) next = now; /* fell far behind: do not burst */
+        sleep_until(next);
+        for (int i = 0; i < SPROF_MAX_THREADS; i++) {
+            struct sprof_thread *t = &g_sprof.threads[i];
+            struct proc_fds *p = &pfds[i];
+            int active = atomic_load_explicit(&t->state, memory_order_acquire) == SLOT_ACTIVE;
+            if (p->tid && (!active || p->tid != t->tid)) {
+                if (p->stat_fd >= 0) close(p->stat_fd);
+                if (p->syscall_fd >= 0) close(p->syscall_fd);
+                *p = (struct proc_fds){0, -1, -1};
+            }
+            if (!active) continue;
+            if (!p->tid) {
+                p->tid = t->tid;
+                p->stat_fd = open_task_file(t->tid, "stat");
+                p->syscall_fd = open_task_file(t->tid, "syscall");
+            }
+            char st = p->stat_fd >= 0 ? thread_state(p) : 'R';
+            if (st == 'R' || st == 0 || p->syscall_fd < 0) {
+                if (!atomic_exchange(&t->pending, 1)) {
+                    if (tgkill_tid(t->tid, g_sprof.sig) != 0) atomic_store(&t->pending, 0);
+                }
+            } else {
+                offcpu_sample(t, p, rec_buf, rec_cap, copy, copy_cap);
+            }
+        }
+    }
+out:
+    for (int i = 0; i < SPROF_MAX_THREADS; i++) {
+        if (pfds[i].stat_fd >= 0) close(pfds[i].stat_fd);
+        if (pfds[i].syscall_fd >= 0) close(pfds[i].syscall_fd);
+        pfds[i] = (struct proc_fds){0, -1, -1};
+    }
+    free(rec_buf);
+    free(copy);
+}
+
+static void *sampler_main(void *arg)
+{
+    (void)arg;
+    prctl(PR_SET_NAME, "sprof-sampler");
+    prctl(PR_SET_TIMERSLACK, 1UL); /* wake on time: default slack is 50 us */
+    if (g_sprof.mech == SPROF_MECH_WALL) pace_wall();
+    else pace_cpuclock();
+    return NULL;
+}
+
+extern int sprof_real_pthread_create(pthread_t *, const pthread_attr_t *, void *(*)(void *), void *);
+
+int sprof_sampler_start(void)
+{
+    if (g_sprof.mech == SPROF_MECH_WALL && sprof_ring_init(&g_sprof.aux_ring, SPROF_RING_BYTES) != 0) return -1;
+    atomic_store(&sampler_run, 1);
+    sigset_t all, old;
+    sigfillset(&all);
+    pthread_sigmask(SIG_BLOCK, &all, &old);
+    int rc = sprof_real_pthread_create(&g_sprof.sampler_tid, NULL, sampler_main, NULL);
+    pthread_sigmask(SIG_SETMASK, &old, NULL);
+    if (rc != 0) return -1;
+    g_sprof.sampler_started = 1;
+    return 0;
+}
+
+void sprof_sampler_stop(void)
+{
+    if (!g_sprof.sampler_started) return;
+    atomic_store(&sampler_run, 0);
+    pthread_join(g_sprof.sampler_tid, NULL);
+    g_sprof.sampler_started = 0;
+}

@@ -1,0 +1,188 @@
+/* Signal-driven mechanisms: the profiling-signal handler, the cpuclock
+ * pacer and the wall-mode sampler thread, per-thread POSIX CPU timers and
+ * ITIMER_PROF. The handler is async-signal-safe: raw syscalls, memcpy,
+ * atomics and preallocated per-thread memory only. */
+#define _GNU_SOURCE
+#include <errno.h>
+#include <fcntl.h>
+#include <signal.h>
+#include <stdio.h>
+#include <string.h>
+#include <sys/mman.h>
+#include <sys/prctl.h>
+#include <sys/syscall.h>
+#include <sys/time.h>
+#include <sys/uio.h>
+#include <unistd.h>
+
+#include "rt_internal.h"
+
+static struct sigaction old_prof_action;
+static int installed;
+
+static void on_prof_signal(int sig, siginfo_t *si, void *uc)
+{
+    (void)sig;
+    int saved_errno = errno;
+    struct sprof_thread *t = sprof_self;
+    if (!t) {
+        atomic_fetch_add_explicit(&g_sprof.unregistered_signals, 1, memory_order_relaxed);
+        goto out;
+    }
+    atomic_store_explicit(&t->pending, 0, memory_order_relaxed);
+    if (!atomic_load_explicit(&g_sprof.running, memory_order_relaxed)) goto out;
+    if (si && si->si_code == SI_TIMER && si->si_overrun > 0)
+        atomic_fetch_add_explicit(&t->lost, (uint64_t)si->si_overrun, memory_order_relaxed);
+
+    struct sprof_rec_sample *rec = (struct sprof_rec_sample *)t->scratch;
+    memset(rec, 0, sizeof *rec);
+    uint64_t now = sprof_now_ns(CLOCK_MONOTONIC);
+    if (g_sprof.cfg.mode == SPROF_MODE_WALL) {
+        uint64_t prev = atomic_exchange_explicit(&t->last_wall_ns, now, memory_order_relaxed);
+        rec->weight_ns = now > prev ? now - prev : 0;
+        if (atomic_exchange_explicit(&t->offcpu_hint, 0, memory_order_relaxed)) rec->flags |= SPROF_SAMPLE_OFFCPU;
+    } else {
+        uint64_t cpu = sprof_now_ns(CLOCK_THREAD_CPUTIME_ID);
+        rec->weight_ns = cpu > t->last_cpu_ns ? cpu - t->last_cpu_ns : 0;
+        t->last_cpu_ns = cpu;
+    }
+    rec->tid = t->tid;
+    rec->time_ns = now;
+
+    uint64_t pc, sp, fp;
+    sprof_regs_from_ucontext(uc, &pc, &sp, &fp);
+    struct sprof_walk_mem m;
+    memset(&m, 0, sizeof m);
+    if (sp >= t->stack_lo && sp < t->stack_hi) {
+        m.lo = sp;
+        m.hi = t->stack_hi;
+        m.stack_hi = t->stack_hi;
+    } else {
+        /* fiber (ucontext) or alternate stack: unknown extent; probe pages */
+        m.lo = sp;
+        m.hi = sp + SPROF_FIBER_WINDOW;
+        m.probe = 1;
+        m.verified_hi = (sp & ~4095ull) + 4096;
+        m.stack_hi = m.hi;
+    }
+    uint32_t size = sprof_walk(rec, t->scratch_cap, pc, sp, fp, &m, g_sprof.cfg.max_depth);
+    if (!size) goto out;
+    void *dst = sprof_ring_reserve(&t->ring, size);
+    if (!dst) {
+        atomic_fetch_add_explicit(&t->dropped, 1, memory_order_relaxed);
+        goto out;
+    }
+    memcpy(dst, rec, size);
+    sprof_ring_commit(&t->ring, size);
+out:
+    errno = saved_errno;
+}
+
+/* Choose the signal: SIGPROF for ITIMER_PROF (the kernel's choice); for the
+ * others a real-time signal nobody handles, so a program that installs its
+ * own SIGPROF handler later is never disturbed by ours. */
+static int pick_signal(void)
+{
+    struct sigaction cur;
+    if (g_sprof.mech == SPROF_MECH_ITIMER) {
+        sigaction(SIGPROF, NULL, &cur);
+        if ((cur.sa_flags & SA_SIGINFO) || (cur.sa_handler != SIG_DFL && cur.sa_handler != SIG_IGN)) {
+            sprof_warn("the program already handles SIGPROF; ITIMER_PROF cannot be used, "
+                       "falling back to the cpuclock mechanism");
+            g_sprof.mech = SPROF_MECH_CPUCLOCK_PACED;
+        } else {
+            return SIGPROF;
+        }
+    }
+    for (int s = SIGRTMIN + 6; s <= SIGRTMAX - 2; s++) {
+        sigaction(s, NULL, &cur);
+        if (!(cur.sa_flags & SA_SIGINFO) && cur.sa_handler == SIG_DFL) return s;
+        if (s == SIGRTMIN + 6) sprof_warn("signal %d already has a handler; choosing another", s);
+    }
+    return 0;
+}
+
+int sprof_signal_install(void)
+{
+    g_sprof.sig = pick_signal();
+    if (!g_sprof.sig) {
+        sprof_warn("no free signal for sampling; running unprofiled");
+        return -1;
+    }
+    struct sigaction sa;
+    memset(&sa, 0, sizeof sa);
+    sa.sa_sigaction = on_prof_signal;
+    sa.sa_flags = SA_SIGINFO | SA_RESTART | SA_ONSTACK;
+    sigfillset(&sa.sa_mask); /* nothing nests into the walk */
+    if (sigaction(g_sprof.sig, &sa, &old_prof_action) != 0) return -1;
+    installed = 1;
+    if (g_sprof.mech == SPROF_MECH_ITIMER) {
+        struct itimerval it;
+        it.it_interval.tv_sec = (time_t)(g_sprof.period_ns / 1000000000ull);
+        it.it_interval.tv_usec = (suseconds_t)(g_sprof.period_ns % 1000000000ull / 1000);
+        if (it.it_interval.tv_sec == 0 && it.it_interval.tv_usec == 0) it.it_interval.tv_usec = 1;
+        it.it_value = it.it_interval;
+        if (setitimer(ITIMER_PROF, &it, NULL) != 0) return -1;
+    }
+    return 0;
+}
+
+void sprof_signal_uninstall(void)
+{
+    if (!installed) return;
+    if (g_sprof.mech == SPROF_MECH_ITIMER) {
+        struct itimerval zero;
+        memset(&zero, 0, sizeof zero);
+        setitimer(ITIMER_PROF, &zero, NULL);
+    }
+    /* Leave our handler installed (it returns at once when not running):
+     * a signal already queued must not hit SIG_DFL and kill the program. */
+}
+
+int sprof_signal_thread_start(struct sprof_thread *t)
+{
+    /* Our own alternate stack if the thread has none: the walk needs a few
+     * KiB that a fiber's 64 KiB stack may not have to spare. */
+    stack_t cur;
+    if (sigaltstack(NULL, &cur) == 0 && (cur.ss_flags & SS_DISABLE)) {
+        const size_t alt = 64 * 1024;
+        void *p = mmap(NULL, alt, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+        if (p != MAP_FAILED) {
+            stack_t ss = {.ss_sp = p, .ss_size = alt, .ss_flags = 0};
+            if (sigaltstack(&ss, NULL) == 0) {
+                t->altstack = p;
+                t->altstack_len = alt;
+            } else {
+                munmap(p, alt);
+            }
+        }
+    }
+    if (g_sprof.mech == SPROF_MECH_POSIX_TIMER) {
+        struct sigevent sev;
+        memset(&sev, 0, sizeof sev);
+        sev.sigev_notify = SIGEV_THREAD_ID;
+        sev.sigev_signo = g_sprof.sig;
+        sev._sigev_un._tid = (pid_t)t->tid;
+        if (timer_create(CLOCK_THREAD_CPUTIME_ID, &sev, &t->ptimer) != 0) return -1;
+        struct itimerspec its;
+        its.it_interval.tv_sec = (time_t)(g_sprof.period_ns / 1000000000ull);
+        its.it_interval.tv_nsec = (long)(g_sprof.period_ns % 1000000000ull);
+        its.it_value = its.it_interval;
+        if (timer_settime(t->ptimer, 0, &its, NULL) != 0) {
+            timer_delete(t->ptimer);
+            return -1;
+        }
+        t->ptimer_ok = 1;
+    }
+    return 0;
+}
+
+void sprof_signal_thread_stop(struct sprof_thread *t)
+{
+    if (t->ptimer_ok) timer_delete(t->ptimer);
+    t->ptimer_ok = 0;
+    if (t->altstack) {
+        stack_t off = {.ss_sp = NULL, .ss_size = 0, .ss_flags = SS_DISABLE};
+        sigaltstack(&off, NULL); /* freed by the writer once the slot is drained */
+    }
+}

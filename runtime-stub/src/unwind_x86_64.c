@@ -1,0 +1,263 @@
+/* Frame-pointer walk and stack-candidate capture. Used from the signal
+ * handler (live stack), from the writer thread (perf_event stack dumps) and
+ * from the wall-mode sampler (copies of blocked threads' stacks), so it is
+ * async-signal-safe: no libc calls but memcpy and raw syscalls.
+ *
+ * The only x86-64 specific part is register extraction from ucontext and
+ * the frame record shape [saved fp][return address], which aarch64 shares
+ * (x29/x30 frame records), so a port changes sprof_regs_from_ucontext. */
+#define _GNU_SOURCE
+#include <string.h>
+#include <sys/syscall.h>
+#include <sys/uio.h>
+#include <ucontext.h>
+#include <unistd.h>
+
+#include "rt_internal.h"
+
+#define MAX_CAND (SPROF_CAND_WINDOW / 8)
+
+void sprof_regs_from_ucontext(void *ucv, uint64_t *pc, uint64_t *sp, uint64_t *fp)
+{
+    ucontext_t *uc = ucv;
+#if defined(__x86_64__)
+    *pc = (uint64_t)uc->uc_mcontext.gregs[REG_RIP];
+    *sp = (uint64_t)uc->uc_mcontext.gregs[REG_RSP];
+    *fp = (uint64_t)uc->uc_mcontext.gregs[REG_RBP];
+#elif defined(__aarch64__)
+    *pc = uc->uc_mcontext.pc;
+    *sp = uc->uc_mcontext.sp;
+    *fp = uc->uc_mcontext.regs[29];
+#else
+#error "sprof runtime: unsupported architecture"
+#endif
+}
+
+uint32_t sprof_max_record_size(uint32_t max_depth)
+{
+    return (uint32_t)sizeof(struct sprof_rec_sample) + max_depth * 8u + sprof_pad8(max_depth * 4u) +
+           sprof_pad8(MAX_CAND * 4u) + MAX_CAND * 8u;
+}
+
+/* Is this page readable? One raw syscall; cannot fault. */
+static int page_readable(uint64_t page)
+{
+    uint64_t tmp;
+    struct iovec l = {&tmp, 8}, r = {(void *)page, 8};
+    return syscall(SYS_process_vm_readv, (long)g_sprof.pid, &l, 1L, &r, 1L, 0L) == 8;
+}
+
+static inline int mem_read(struct sprof_walk_mem *m, uint64_t addr, uint64_t *out)
+{
+    if ((addr & 7) || addr < m->lo || addr >= m->hi || m->hi - addr < 8) return 0;
+    if (m->copy) {
+        memcpy(out, m->copy + (addr - m->lo), 8);
+        return 1;
+    }
+    if (m->probe && addr >= m->verified_hi) {
+        uint64_t page = addr & ~4095ull;
+        if (!page_readable(page)) {
+            m->hi = page; /* nothing at or above is trusted */
+            return 0;
+        }
+        m->verified_hi = page + 4096;
+    }
+    *out = *(volatile const uint64_t *)addr;
+    return 1;
+}
+
+/* A frame record at a: [a] = caller's record (0 = outermost), [a+8] = return address. */
+static int frame_record(struct sprof_walk_mem *m, uint64_t a, uint64_t *next, uint64_t *ret)
+{
+    if (!mem_read(m, a, next) || !mem_read(m, a + 8, ret)) return 0;
+    return sprof_is_exec(*ret);
+}
+
+static int next_is_record_link(struct sprof_walk_mem *m, uint64_t a, uint64_t next)
+{
+    return next > a && next - a <= SPROF_MAX_FRAME_STEP && !(next & 7) && next < m->hi;
+}
+
+struct assembled {
+    uint32_t nframes, ncand;
+};
+
+/* Lay out ret[] (already at rec+1), fpoff[], cand_off[], cand_val[] and size the header. */
+static uint32_t finish(struct sprof_rec_sample *rec, uint32_t cap, const uint32_t *fpoff,
+                       const uint32_t *coff, const uint64_t *cval, struct assembled a)
+{
+    uint32_t size = (uint32_t)sizeof *rec + a.nframes * 8u + sprof_pad8(a.nframes * 4u) +
+                    sprof_pad8(a.ncand * 4u) + a.ncand * 8u;
+    if (size > cap) return 0;
+    uint8_t *p = (uint8_t *)(rec + 1) + a.nframes * 8u;
+    memcpy(p, fpoff, a.nframes * 4u);
+    if (a.nframes & 1) memset(p + a.nframes * 4u, 0, 4);
+    p += sprof_pad8(a.nframes * 4u);
+    memcpy(p, coff, a.ncand * 4u);
+    if (a.ncand & 1) memset(p + a.ncand * 4u, 0, 4);
+    p += sprof_pad8(a.ncand * 4u);
+    memcpy(p, cval, a.ncand * 8u);
+    rec->h.type = SPROF_REC_SAMPLE;
+    rec->h.size = size;
+    rec->nframes = (uint16_t)a.nframes;
+    rec->ncand = (uint16_t)a.ncand;
+    return size;
+}
+
+static uint32_t collect_candidates(struct sprof_walk_mem *m, uint64_t sp, uint64_t end, uint64_t stack_hi,
+                                   uint32_t *coff, uint64_t *cval)
+{
+    uint32_t n = 0;
+    if (end > sp + SPROF_CAND_WINDOW) end = sp + SPROF_CAND_WINDOW;
+    for (uint64_t a = (sp + 7) & ~7ull; a + 8 <= end && n < MAX_CAND; a += 8) {
+        uint64_t v;
+        if (!mem_read(m, a, &v)) break;
+        if (sprof_is_exec(v) || (v >= sp && v < stack_hi)) {
+            coff[n] = (uint32_t)(a - sp);
+            cval[n] = v;
+            n++;
+        }
+    }
+    return n;
+}
+
+/* Find the first frame record: rbp if it is one, else scan up from sp. */
+static uint64_t first_record(struct sprof_walk_mem *m, uint64_t sp, uint64_t fp, uint32_t *flags)
+{
+    uint64_t next, ret;
+    if (fp >= sp && frame_record(m, fp, &next, &ret) && (next == 0 || next_is_record_link(m, fp, next)))
+        return fp;
+    uint64_t end = sp + SPROF_CAND_WINDOW;
+    for (uint64_t a = (sp + 7) & ~7ull; a + 16 <= end; a += 8) {
+        if (!mem_read(m, a, &next)) break;
+        if (!next_is_record_link(m, a, next)) continue;
+        if (frame_record(m, a, &next, &ret)) {
+            *flags |= SPROF_SAMPLE_FP_SCANNED;
+            return a;
+        }
+    }
+    return 0;
+}
+
+uint32_t sprof_walk(struct sprof_rec_sample *rec, uint32_t cap, uint64_t pc, uint64_t sp, uint64_t fp,
+                    struct sprof_walk_mem *m, uint32_t max_depth)
+{
+    uint32_t fpoff[max_depth > 512 ? 512 : max_depth]; /* bounded VLA: see below */
+    uint32_t coff[MAX_CAND];
+    uint64_t cval[MAX_CAND];
+    if (max_depth > 512) max_depth = 512; /* keep handler stack use under ~6 KiB */
+    uint64_t *ret = (uint64_t *)(rec + 1);
+    uint32_t flags = 0;
+    rec->pc = pc;
+    rec->sp = sp;
+    rec->fp = fp;
+    struct assembled a = {0, 0};
+
+    uint64_t rec_at = first_record(m, sp, fp, &flags);
+    rec->fp0_off = rec_at ? (uint32_t)(rec_at - sp) : SPROF_FPOFF_UNKNOWN;
+    a.ncand = collect_candidates(m, sp, rec_at ? rec_at : m->hi, m->stack_hi, coff, cval);
+
+    while (rec_at) {
+        uint64_t next, r;
+        if (!frame_record(m, rec_at, &next, &r)) {
+            flags |= SPROF_SAMPLE_CHAIN_BROKEN;
+            break;
+        }
+        if (a.nframes >= max_depth) {
+            flags |= SPROF_SAMPLE_TRUNCATED;
+            break;
+        }
+        ret[a.nframes] = r;
+        fpoff[a.nframes] = (uint32_t)(rec_at - sp);
+        a.nframes++;
+        if (next == 0) break; /* outermost frame */
+        if (!next_is_record_link(m, rec_at, next)) {
+            flags |= SPROF_SAMPLE_CHAIN_BROKEN;
+            break;
+        }
+        rec_at = next;
+    }
+    rec->flags |= flags;
+    return finish(rec, cap, fpoff, coff, cval, a);
+}
+
+/* perf_event: the kernel already walked the frame pointers (kchain: return
+ * addresses after the pc). Validate its start against the dump; if rbp was
+ * not a frame record, the kernel chain is garbage: rebuild what the dump
+ * holds by scanning it instead. */
+uint32_t sprof_build_from_dump(struct sprof_rec_sample *rec, uint32_t cap, uint64_t pc, uint64_t sp,
+                               uint64_t fp, const uint64_t *kchain, uint32_t nk, int kchain_full,
+                               const uint8_t *dump, uint64_t dump_len, uint64_t stack_hi, uint32_t max_depth)
+{
+    uint32_t fpoff[max_depth > 512 ? 512 : max_depth];
+    uint32_t coff[MAX_CAND];
+    uint64_t cval[MAX_CAND];
+    if (max_depth > 512) max_depth = 512;
+    uint64_t *ret = (uint64_t *)(rec + 1);
+    struct sprof_walk_mem m = {.lo = sp, .hi = sp + (dump_len & ~7ull), .copy = dump, .stack_hi = stack_hi};
+    struct sprof_walk_mem whole = m;
+    if (stack_hi > sp) whole.hi = stack_hi; /* for range checks only: reads beyond the dump fail below */
+    uint32_t flags = SPROF_SAMPLE_KERNEL_CHAIN;
+    struct assembled a = {0, 0};
+    rec->pc = pc;
+    rec->sp = sp;
+    rec->fp = fp;
+
+    int fp_ok = 0;
+    if (!(fp & 7) && fp >= sp && (stack_hi <= sp || fp < stack_hi) && nk > 0 && sprof_is_exec(kchain[0])) {
+        uint64_t next, r;
+        /* inside the dump the record must agree with the kernel's first return */
+        if (fp + 16 <= m.hi) fp_ok = frame_record(&m, fp, &next, &r) && r == kchain[0];
+        else fp_ok = 1;
+    }
+    if (fp_ok) {
+        rec->fp0_off = (uint32_t)(fp - sp);
+        a.ncand = collect_candidates(&m, sp, fp, stack_hi > sp ? stack_hi : m.hi, coff, cval);
+        uint64_t at = fp;
+        for (uint32_t i = 0; i < nk; i++) {
+            if (a.nframes >= max_depth) {
+                flags |= SPROF_SAMPLE_TRUNCATED;
+                break;
+            }
+            if (!sprof_is_exec(kchain[i])) {
+                flags |= SPROF_SAMPLE_CHAIN_BROKEN;
+                break;
+            }
+            ret[a.nframes] = kchain[i];
+            fpoff[a.nframes] = at ? (uint32_t)(at - sp) : SPROF_FPOFF_UNKNOWN;
+            a.nframes++;
+            uint64_t next;
+            if (at && mem_read(&m, at, &next) && next > at) at = next;
+            else at = 0;
+        }
+        if (kchain_full) flags |= SPROF_SAMPLE_TRUNCATED;
+    } else {
+        /* rbp is not a frame record (frameless code using rbp): scan the dump */
+        uint64_t at = first_record(&m, sp, fp < sp ? 0 : fp, &flags);
+        flags |= SPROF_SAMPLE_FP_SCANNED;
+        rec->fp0_off = at ? (uint32_t)(at - sp) : SPROF_FPOFF_UNKNOWN;
+        a.ncand = collect_candidates(&m, sp, at ? at : m.hi, stack_hi > sp ? stack_hi : m.hi, coff, cval);
+        while (at) {
+            uint64_t next, r;
+            if (!frame_record(&m, at, &next, &r)) {
+                flags |= SPROF_SAMPLE_CHAIN_BROKEN; /* left the dump */
+                break;
+            }
+            if (a.nframes >= max_depth) {
+                flags |= SPROF_SAMPLE_TRUNCATED;
+                break;
+            }
+            ret[a.nframes] = r;
+            fpoff[a.nframes] = (uint32_t)(at - sp);
+            a.nframes++;
+            if (next == 0) break;
+            if (!next_is_record_link(&whole, at, next)) {
+                flags |= SPROF_SAMPLE_CHAIN_BROKEN;
+                break;
+            }
+            at = next;
+        }
+    }
+    rec->flags |= flags;
+    return finish(rec, cap, fpoff, coff, cval, a);
+}

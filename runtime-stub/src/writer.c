@@ -1,0 +1,320 @@
+/* The trace file and the writer thread. Everything that touches the file or
+ * consumes a ring holds io_lock (an atomic flag, so the fatal-signal path can
+ * try it without blocking). Records are appended to a buffer and written
+ * whole with write(2); the buffer is flushed at the end of every drain pass
+ * (at least every 100 ms), so a kill -9 loses at most one pass. */
+#define _GNU_SOURCE
+#include <errno.h>
+#include <fcntl.h>
+#include <signal.h>
+#include <stdio.h>
+#include <string.h>
+#include <sys/prctl.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "rt_internal.h"
+
+#define OUT_BUF (1u << 20)
+static uint8_t out_buf[OUT_BUF];
+static uint32_t out_len;
+static int write_failed;
+
+int sprof_io_trylock(void)
+{
+    int expect = 0;
+    return atomic_compare_exchange_strong(&g_sprof.io_lock, &expect, 1);
+}
+
+void sprof_io_lock(void)
+{
+    while (!sprof_io_trylock()) {
+        struct timespec ts = {0, 200000};
+        nanosleep(&ts, NULL);
+    }
+}
+
+void sprof_io_unlock(void) { atomic_store(&g_sprof.io_lock, 0); }
+
+void sprof_out_flush(void)
+{
+    uint32_t off = 0;
+    while (off < out_len && !write_failed && g_sprof.fd >= 0) {
+        ssize_t n = write(g_sprof.fd, out_buf + off, out_len - off);
+        if (n < 0 && errno == EINTR) continue;
+        if (n <= 0) {
+            write_failed = 1; /* disk full or similar: keep running, stop writing */
+            break;
+        }
+        off += (uint32_t)n;
+    }
+    out_len = 0;
+}
+
+void sprof_out_append(const void *rec, uint32_t len)
+{
+    if (len > OUT_BUF) return;
+    if (out_len + len > OUT_BUF) sprof_out_flush();
+    memcpy(out_buf + out_len, rec, len);
+    out_len += len;
+}
+
+int sprof_writer_open(void)
+{
+    const char *path = g_sprof.cfg.out_path;
+    int flags = O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC | O_NOFOLLOW;
+    int fd = open(path, flags, 0600);
+    if (fd < 0 && errno == EEXIST && g_sprof.cfg.overwrite) {
+        struct stat st;
+        /* unlink the name itself (a symlink is removed, never followed) */
+        if (lstat(path, &st) == 0 && !S_ISDIR(st.st_mode) && unlink(path) == 0) fd = open(path, flags, 0600);
+    }
+    if (fd < 0) {
+        if (errno == EEXIST)
+            sprof_warn("%s exists; not overwriting it (set SPROF_OVERWRITE=1); running unprofiled", path);
+        else
+            sprof_warn("cannot create %s: %s; running unprofiled", path, strerror(errno));
+        return -1;
+    }
+    g_sprof.fd = fd;
+    write_failed = 0;
+    out_len = 0;
+    struct sprof_trace_file_header fh;
+    memset(&fh, 0, sizeof fh);
+    memcpy(fh.magic, SPROF_TRACE_MAGIC, 8);
+    fh.version = SPROF_TRACE_VERSION;
+    fh.header_size = sizeof fh;
+    sprof_out_append(&fh, sizeof fh);
+    return 0;
+}
+
+void sprof_emit_info(void)
+{
+    uint8_t rec[sizeof(struct sprof_rec_info) + 4096 + 8];
+    struct sprof_rec_info *r = (struct sprof_rec_info *)rec;
+    memset(rec, 0, sizeof rec);
+    char exe[4096];
+    ssize_t n = readlink("/proc/self/exe", exe, sizeof exe - 1);
+    if (n < 0) n = 0;
+    exe[n] = 0;
+    r->h.type = SPROF_REC_INFO;
+    r->h.size = sprof_pad8((uint32_t)(sizeof *r + (size_t)n + 1));
+    r->pid = (uint32_t)g_sprof.pid;
+    r->mode = g_sprof.cfg.mode;
+    r->mechanism = (uint32_t)g_sprof.mech;
+    r->hz = g_sprof.cfg.hz;
+    r->max_depth = g_sprof.cfg.max_depth;
+#if defined(__x86_64__)
+    r->arch = 62;
+#elif defined(__aarch64__)
+    r->arch = 183;
+#endif
+    r->start_monotonic_ns = g_sprof.start_mono_ns;
+    r->start_realtime_ns = sprof_now_ns(CLOCK_REALTIME);
+    memcpy(rec + sizeof *r, exe, (size_t)n);
+    sprof_out_append(rec, r->h.size);
+}
+
+void sprof_emit_thread(uint32_t tid, uint32_t event, const char *name)
+{
+    uint8_t rec[sizeof(struct sprof_rec_thread) + 24];
+    struct sprof_rec_thread *r = (struct sprof_rec_thread *)rec;
+    memset(rec, 0, sizeof rec);
+    size_t nl = strnlen(name, 15);
+    r->h.type = SPROF_REC_THREAD;
+    r->h.size = sprof_pad8((uint32_t)(sizeof *r + nl + 1));
+    r->tid = tid;
+    r->event = event;
+    r->time_ns = sprof_now_ns(CLOCK_MONOTONIC);
+    memcpy(rec + sizeof *r, name, nl);
+    sprof_out_append(rec, r->h.size);
+}
+
+/* comm of a thread of ours (async-signal-safe: open/read/close) */
+static void read_comm(uint32_t tid, char out[16])
+{
+    char path[48] = "/proc/self/task/";
+    size_t o = strlen(path);
+    char digits[12];
+    int nd = 0;
+    do { digits[nd++] = (char)('0' + tid % 10); tid /= 10; } while (tid && nd < 11);
+    while (nd) path[o++] = digits[--nd];
+    memcpy(path + o, "/comm", 6);
+    out[0] = 0;
+    int fd = open(path, O_RDONLY | O_CLOEXEC);
+    if (fd < 0) return;
+    ssize_t n = read(fd, out, 15);
+    close(fd);
+    if (n < 0) n = 0;
+    out[n] = 0;
+    char *nl = strchr(out, '\n');
+    if (nl) *nl = 0;
+}
+
+static void append_sample(const void *rec, uint32_t len)
+{
+    const struct sprof_rec_sample *s = rec;
+    if (s->flags & SPROF_SAMPLE_TRUNCATED) g_sprof.samples_truncated++;
+    g_sprof.samples_written++;
+    sprof_out_append(rec, len);
+}
+
+static void emit_stats(void)
+{
+    struct sprof_rec_stats s;
+    memset(&s, 0, sizeof s);
+    s.h.type = SPROF_REC_STATS;
+    s.h.size = sizeof s;
+    uint64_t dropped = g_sprof.dropped_released + atomic_load(&g_sprof.aux_dropped);
+    uint64_t lost = g_sprof.lost_released + atomic_load(&g_sprof.unregistered_signals);
+    uint64_t cpu = atomic_load(&g_sprof.exited_cpu_ns);
+    for (int i = 0; i < SPROF_MAX_THREADS; i++) {
+        struct sprof_thread *t = &g_sprof.threads[i];
+        int st = atomic_load(&t->state);
+        if (st != SLOT_ACTIVE && st != SLOT_EXITED) continue;
+        dropped += atomic_load(&t->dropped);
+        lost += atomic_load(&t->lost);
+        if (st == SLOT_EXITED) cpu += t->final_cpu_ns;
+        else {
+            struct timespec ts;
+            if (clock_gettime(t->cpuclock, &ts) == 0) cpu += (uint64_t)ts.tv_sec * 1000000000ull + (uint64_t)ts.tv_nsec;
+        }
+    }
+    s.samples_written = g_sprof.samples_written;
+    s.samples_dropped = dropped;
+    s.samples_truncated = g_sprof.samples_truncated;
+    s.signals_lost = lost;
+    s.cpu_ns_total = cpu;
+    if (g_sprof.cfg.mode == SPROF_MODE_WALL) {
+        /* wall mode: samples per wall second, summed over threads */
+        uint64_t wall = sprof_now_ns(CLOCK_MONOTONIC) - g_sprof.start_mono_ns;
+        s.achieved_millihz = wall ? (uint64_t)((double)s.samples_written * 1e12 / (double)wall) : 0;
+    } else {
+        s.achieved_millihz = cpu ? (uint64_t)((double)s.samples_written * 1e12 / (double)cpu) : 0;
+    }
+    s.threads_seen = atomic_load(&g_sprof.threads_seen);
+    sprof_out_append(&s, sizeof s);
+}
+
+/* One pass over every slot: START/NAME records, samples, EXIT + release. */
+void sprof_drain_all(void)
+{
+    uint64_t now = sprof_now_ns(CLOCK_MONOTONIC);
+    for (int i = 0; i < SPROF_MAX_THREADS; i++) {
+        struct sprof_thread *t = &g_sprof.threads[i];
+        int st = atomic_load_explicit(&t->state, memory_order_acquire);
+        if (st != SLOT_ACTIVE && st != SLOT_EXITED) continue;
+        if (!t->start_sent || (st == SLOT_ACTIVE && now >= t->name_check_ns)) {
+            char name[16];
+            read_comm(t->tid, name);
+            if (!t->start_sent) {
+                sprof_emit_thread(t->tid, SPROF_THREAD_START, name);
+                memcpy(t->name, name, sizeof name);
+                t->start_sent = 1;
+            } else if (name[0] && strcmp(name, t->name) != 0) {
+                sprof_emit_thread(t->tid, SPROF_THREAD_NAME, name);
+                memcpy(t->name, name, sizeof name);
+            }
+            t->name_check_ns = now + 500000000ull;
+        }
+        if (g_sprof.mech == SPROF_MECH_PERF_EVENT) sprof_perf_drain(t);
+        else sprof_ring_drain(&t->ring, append_sample);
+        if (st == SLOT_EXITED) {
+            sprof_emit_thread(t->tid, SPROF_THREAD_EXIT, t->name);
+            sprof_thread_release(t);
+        }
+    }
+    if (g_sprof.aux_ring.buf) sprof_ring_drain(&g_sprof.aux_ring, append_sample);
+}
+
+static uint64_t writer_period_ns(void)
+{
+    /* keep each ring at most ~1/4 full between passes; 5..100 ms */
+    uint64_t per_sample = g_sprof.mech == SPROF_MECH_PERF_EVENT ? 1600 : 400;
+    uint64_t ring = g_sprof.mech == SPROF_MECH_PERF_EVENT ? 64 * 4096 : SPROF_RING_BYTES;
+    uint64_t ns = ring * 1000000000ull / 4 / (per_sample * g_sprof.cfg.hz);
+    if (ns < 5000000ull) ns = 5000000ull;
+    if (ns > 100000000ull) ns = 100000000ull;
+    return ns;
+}
+
+static void *writer_main(void *arg)
+{
+    (void)arg;
+    prctl(PR_SET_NAME, "sprof-writer");
+    uint64_t period = writer_period_ns();
+    uint64_t next = sprof_now_ns(CLOCK_MONOTONIC);
+    uint64_t next_stats = next + 1000000000ull, next_maps = next + 100000000ull;
+    while (!atomic_load(&g_sprof.stopping)) {
+        next += period;
+        uint64_t now = sprof_now_ns(CLOCK_MONOTONIC);
+        if (next < now) next = now;
+        struct timespec ts = {(time_t)(next / 1000000000ull), (long)(next % 1000000000ull)};
+        clock_nanosleep(CLOCK_MONOTONIC, TIMER_ABSTIME, &ts, NULL);
+        if (atomic_load(&g_sprof.stopping)) break;
+        sprof_io_lock();
+        now = sprof_now_ns(CLOCK_MONOTONIC);
+        if (now >= next_maps) {
+            if (sprof_maps_changed()) sprof_maps_scan(1);
+            next_maps = now + 100000000ull;
+        }
+        sprof_drain_all();
+        if (now >= next_stats) {
+            emit_stats();
+            next_stats = now + 1000000000ull;
+        }
+        sprof_out_flush();
+        sprof_io_unlock();
+    }
+    return NULL;
+}
+
+extern int sprof_real_pthread_create(pthread_t *, const pthread_attr_t *, void *(*)(void *), void *);
+
+int sprof_writer_start(void)
+{
+    sigset_t all, old;
+    sigfillset(&all);
+    pthread_sigmask(SIG_BLOCK, &all, &old);
+    int rc = sprof_real_pthread_create(&g_sprof.writer_tid, NULL, writer_main, NULL);
+    pthread_sigmask(SIG_SETMASK, &old, NULL);
+    if (rc != 0) return -1;
+    g_sprof.writer_started = 1;
+    return 0;
+}
+
+static void write_end(void)
+{
+    struct sprof_rec_hdr end = {SPROF_REC_END, sizeof end};
+    sprof_out_append(&end, sizeof end);
+    sprof_out_flush();
+}
+
+void sprof_writer_finish(void)
+{
+    if (g_sprof.writer_started) {
+        atomic_store(&g_sprof.stopping, 1);
+        pthread_join(g_sprof.writer_tid, NULL);
+        g_sprof.writer_started = 0;
+    }
+    if (g_sprof.fd < 0) return;
+    sprof_io_lock();
+    sprof_drain_all();
+    emit_stats();
+    write_end();
+    close(g_sprof.fd);
+    g_sprof.fd = -1;
+    sprof_io_unlock();
+}
+
+/* Fatal signal path: only if nobody holds the file, drain what is there. */
+void sprof_fatal_flush(void)
+{
+    if (g_sprof.fd < 0 || !sprof_io_trylock()) return;
+    sprof_drain_all();
+    emit_stats();
+    write_end();
+    close(g_sprof.fd);
+    g_sprof.fd = -1;
+    /* keep io_lock held: the writer thread must not touch the closed fd */
+}
