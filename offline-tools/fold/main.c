@@ -18,6 +18,7 @@
 
 #include "sprof/inputs.h"
 #include "sprof/out_file.h"
+#include "sprof/perf_script.h"
 #include "sprof/profile.h"
 
 typedef struct fold_args {
@@ -30,6 +31,9 @@ typedef struct fold_args {
     size_t ntids;
     const char **inputs;
     size_t ninputs;
+    sprof_perf_options text;   /* perf script / allocation report options */
+    const char *perf_script;   /* --perf-script FILE|- */
+    const char *alloc_report;  /* --alloc-report FILE|- */
 } fold_args;
 
 /* ---- outputs ---- */
@@ -74,6 +78,13 @@ static void usage(FILE *f)
             "      --from SEC, --to SEC  keep samples in this window (seconds since start)\n"
             "      --tid N[,N...]    keep only these threads\n"
             "      --force           fold even if trace and symmap come from different builds\n"
+            "  perf script and Spinel allocation reports (also recognised as inputs; docs/perf-script.md):\n"
+            "      --perf-script FILE    `perf script` output (- = stdin)\n"
+            "      --alloc-report FILE   Spinel allocation report (alloc;SITE;...;TYPE N)\n"
+            "      --pid             root perf stacks at comm-PID (--threads: comm-PID/TID)\n"
+            "      --kernel[=plain]  keep kernel frames, suffixed _[k] (plain: unsuffixed)\n"
+            "      --addrs           name unknown perf frames with their address\n"
+            "      --strict          a malformed line in a text input is an error\n"
             "  -h, --help\n");
 }
 
@@ -108,7 +119,8 @@ static int parse_tids(fold_args *a, const char *s)
 }
 
 enum { OPT_SYMMAP = 256, OPT_WEIGHT, OPT_C_NAMES, OPT_LINES, OPT_THREADS, OPT_NO_INLINE,
-       OPT_CLASSES, OPT_FROM, OPT_TO, OPT_TID, OPT_FORCE };
+       OPT_CLASSES, OPT_FROM, OPT_TO, OPT_TID, OPT_FORCE, OPT_PERF_SCRIPT, OPT_ALLOC_REPORT,
+       OPT_PID, OPT_KERNEL, OPT_ADDRS, OPT_STRICT };
 
 /* 0 ok, 1 help printed, -1 error (message printed). */
 static int parse_args(fold_args *a, int argc, char **argv)
@@ -126,6 +138,12 @@ static int parse_args(fold_args *a, int argc, char **argv)
         { "to", required_argument, NULL, OPT_TO },
         { "tid", required_argument, NULL, OPT_TID },
         { "force", no_argument, NULL, OPT_FORCE },
+        { "perf-script", required_argument, NULL, OPT_PERF_SCRIPT },
+        { "alloc-report", required_argument, NULL, OPT_ALLOC_REPORT },
+        { "pid", no_argument, NULL, OPT_PID },
+        { "kernel", optional_argument, NULL, OPT_KERNEL },
+        { "addrs", no_argument, NULL, OPT_ADDRS },
+        { "strict", no_argument, NULL, OPT_STRICT },
         { "help", no_argument, NULL, 'h' },
         { NULL, 0, NULL, 0 },
     };
@@ -165,6 +183,21 @@ static int parse_args(fold_args *a, int argc, char **argv)
             }
             break;
         case OPT_FORCE: a->load.force = 1; break;
+        case OPT_PERF_SCRIPT: a->perf_script = optarg; break;
+        case OPT_ALLOC_REPORT: a->alloc_report = optarg; break;
+        case OPT_PID: a->text.pid = 1; break;
+        case OPT_KERNEL:
+            if (!optarg)
+                a->text.kernel = SPROF_PERF_KERNEL_ANNOTATE;
+            else if (strcmp(optarg, "plain") == 0)
+                a->text.kernel = SPROF_PERF_KERNEL_PLAIN;
+            else {
+                fprintf(stderr, "sprof-fold: --kernel takes no value or =plain, not \"%s\"\n", optarg);
+                return -1;
+            }
+            break;
+        case OPT_ADDRS: a->text.addrs = 1; break;
+        case OPT_STRICT: a->text.strict = 1; break;
         case 'h': usage(stdout); return 1;
         default: usage(stderr); return -1;
         }
@@ -177,7 +210,8 @@ static int parse_args(fold_args *a, int argc, char **argv)
     a->load.ntids = a->ntids;
     a->inputs = (const char **)(argv + optind);
     a->ninputs = (size_t)(argc - optind);
-    if (a->ninputs == 0) {
+    a->load.text = &a->text;
+    if (a->ninputs == 0 && !a->perf_script && !a->alloc_report) {
         usage(stderr);
         return -1;
     }
@@ -221,6 +255,12 @@ int main(int argc, char **argv)
             ex = &exporters[i];
     if (sprof_inputs_classify(&in, a.inputs, a.ninputs, a.symmap, err, sizeof err) != 0)
         goto done;
+    if ((a.perf_script && sprof_inputs_add_text(&in, a.perf_script, SPROF_INPUT_PERF_SCRIPT) != 0) ||
+        (a.alloc_report && sprof_inputs_add_text(&in, a.alloc_report, SPROF_INPUT_ALLOC) != 0)) {
+        snprintf(err, sizeof err, "out of memory");
+        sprof_inputs_free(&in);
+        goto done;
+    }
     if (in.ntraces > 0 && !in.symmap)
         fprintf(stderr, "sprof-fold: no symmap given: frames of the program are named from its ELF symbols only\n");
     if (sprof_inputs_load(&in, &p, &a.load, err, sizeof err) != 0) {

@@ -9,6 +9,8 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "sprof/alloc_report.h"
+#include "sprof/perf_script.h"
 #include "sprof/trace_format.h"
 
 #define SYMMAP_MAGIC "SPROFSYM"
@@ -26,17 +28,22 @@ int sprof_input_detect(const char *path, enum sprof_input_kind *kind, char *err,
         close(fd);
         return -1;
     }
-    char head[8] = { 0 };
+    /* enough text for the first line of a perf script or allocation report */
+    char head[8192] = { 0 };
     ssize_t got = read(fd, head, sizeof head);
     close(fd);
     if (got < 0) {
         snprintf(err, errlen, "%s: %s", path, strerror(errno));
         return -1;
     }
-    if (got == (ssize_t)sizeof head && memcmp(head, SPROF_TRACE_MAGIC, 8) == 0)
+    if (got >= 8 && memcmp(head, SPROF_TRACE_MAGIC, 8) == 0)
         *kind = SPROF_INPUT_TRACE;
-    else if (got == (ssize_t)sizeof head && memcmp(head, SYMMAP_MAGIC, 8) == 0)
+    else if (got >= 8 && memcmp(head, SYMMAP_MAGIC, 8) == 0)
         *kind = SPROF_INPUT_SYMMAP;
+    else if (sprof_perf_script_detect(head, (size_t)got))
+        *kind = SPROF_INPUT_PERF_SCRIPT;
+    else if (sprof_alloc_report_detect(head, (size_t)got))
+        *kind = SPROF_INPUT_ALLOC;
     else
         *kind = SPROF_INPUT_FOLDED;
     return 0;
@@ -91,6 +98,39 @@ void sprof_inputs_free(sprof_inputs *in)
     memset(in, 0, sizeof *in);
 }
 
+int sprof_inputs_add_text(sprof_inputs *in, const char *path, enum sprof_input_kind kind)
+{
+    const char **t = realloc(in->texts, (in->ntexts + 1) * sizeof *t);
+    if (!t)
+        return -1;
+    in->texts = t;
+    enum sprof_input_kind *k = realloc(in->text_kinds, (in->ntexts + 1) * sizeof *k);
+    if (!k)
+        return -1;
+    in->text_kinds = k;
+    in->texts[in->ntexts] = path;
+    in->text_kinds[in->ntexts++] = kind;
+    return 0;
+}
+
+/* The text parsers' options, with the load options that apply to them. */
+static sprof_perf_options text_options(const sprof_load_options *opt)
+{
+    sprof_perf_options o;
+    memset(&o, 0, sizeof o);
+    if (opt && opt->text)
+        o = *opt->text;
+    if (opt) {
+        o.no_inline |= opt->no_inline;
+        o.tid |= opt->per_thread;
+        if (!o.tids) {
+            o.tids = opt->tids;
+            o.ntids = opt->ntids;
+        }
+    }
+    return o;
+}
+
 int sprof_inputs_load(const sprof_inputs *in, sprof_profile *p, const sprof_load_options *opt,
                       char *err, size_t errlen)
 {
@@ -103,6 +143,18 @@ int sprof_inputs_load(const sprof_inputs *in, sprof_profile *p, const sprof_load
             if (sprof_profile_add_folded(p, in->texts[i], err, errlen) != 0)
                 return -1;
             break;
+        case SPROF_INPUT_PERF_SCRIPT: {
+            sprof_perf_options o = text_options(opt);
+            if (sprof_profile_add_perf_script(p, in->texts[i], in->symmap, &o, err, errlen) != 0)
+                return -1;
+            break;
+        }
+        case SPROF_INPUT_ALLOC: {
+            sprof_perf_options o = text_options(opt);
+            if (sprof_profile_add_alloc_report(p, in->texts[i], in->symmap, &o, err, errlen) != 0)
+                return -1;
+            break;
+        }
         default:
             snprintf(err, errlen, "%s: unsupported input kind", in->texts[i]);
             return -1;

@@ -43,6 +43,10 @@ int sprof_inputs_classify(sprof_inputs *in, const char *const *paths, size_t npa
                           const char *forced_symmap, char *err, size_t errlen);
 void sprof_inputs_free(sprof_inputs *in);
 
+/* Add a text input whose kind is given, not detected (e.g. --perf-script,
+ * which may be "-" for stdin). 0, or -1 on out of memory. */
+int sprof_inputs_add_text(sprof_inputs *in, const char *path, enum sprof_input_kind kind);
+
 /* Load everything into p (summed): traces through the symmap, text files
  * by their parsers. 0, or -1 + err. */
 int sprof_inputs_load(const sprof_inputs *in, sprof_profile *p, const sprof_load_options *opt,

@@ -84,6 +84,8 @@ typedef struct sprof_load_options {
     uint64_t to_ns;     /* and time < start + to_ns (0: to the end) */
     const uint32_t *tids; /* keep only these thread ids (NULL: all) */
     size_t ntids;
+    /* perf script / allocation report parsing (sprof/perf_script.h); NULL: defaults */
+    const struct sprof_perf_options *text;
 } sprof_load_options;
 
 void sprof_profile_init(sprof_profile *p);
