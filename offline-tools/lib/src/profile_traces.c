@@ -14,7 +14,7 @@
 #include <uthash.h>
 
 #include "address_space.h"
-#include "frame_roles.h"
+#include "stack_shape.h"
 #include "raw_samples.h"
 #include "sprof/profile.h"
 #include "sprof/trace_reader.h"
@@ -273,62 +273,7 @@ static int join_symmap(loader *L, trace_state *T, char *err, size_t errlen)
     return 0;
 }
 
-/* ---- shaping and merging stacks ---- */
-
-static uint32_t synthetic_frame(sprof_profile *p, const char *name, uint8_t kind)
-{
-    sprof_pframe f = { .name = name, .c_name = "", .file = "", .module = "", .kind = kind,
-                       .cost = SPROF_COST_USER, .flags = SPROF_PFRAME_SYNTHETIC };
-    return sprof_profile_intern_frame(p, &f);
-}
-
-/* stack: leaf first, n frames. Returns the new count; *complete set. */
-static uint32_t shape_stack(sprof_profile *p, uint32_t *stack, uint32_t n, int *complete)
-{
-    *complete = 0;
-    /* A fiber: everything from the innermost fiber base outward is the
-     * stale chain of whoever created or resumed it. */
-    for (uint32_t i = 1; i < n; i++) {
-        if (sprof_is_fiber_base(p->frames[stack[i]].c_name)) {
-            stack[i] = synthetic_frame(p, "[Fiber]", SPROF_KIND_BLOCK);
-            n = i + 1;
-            *complete = 1;
-            break;
-        }
-    }
-    if (!*complete) {
-        /* Root at the outermost main; drop libc's start frames outside it
-         * (or outside a thread's start routine). */
-        for (uint32_t i = n; i-- > 0;) {
-            if (sprof_is_main(p->frames[stack[i]].c_name)) {
-                n = i + 1;
-                *complete = 1;
-                break;
-            }
-        }
-    }
-    if (!*complete) {
-        for (uint32_t i = n; i-- > 1;) {
-            if (sprof_is_libc_start(p->frames[stack[i]].c_name)) {
-                uint32_t j = i;
-                while (j > 1 && sprof_is_libc_start(p->frames[stack[j - 1]].c_name))
-                    j--;
-                n = j;
-                *complete = 1;
-                break;
-            }
-        }
-        if (!*complete && n > 0 && sprof_is_libc_start(p->frames[stack[n - 1]].c_name))
-            *complete = 1; /* the sample is in the start code itself */
-    }
-    /* GC-root bookkeeping helpers are inlined around calls; outside the
-     * leaf they are attribution noise between Ruby frames. */
-    uint32_t k = 0;
-    for (uint32_t i = 0; i < n; i++)
-        if (i == 0 || !sprof_is_gc_root_helper(p->frames[stack[i]].c_name))
-            stack[k++] = stack[i];
-    return k;
-}
+/* ---- merging stacks ---- */
 
 static int expand_trace(loader *L, trace_state *T, char *err, size_t errlen)
 {
@@ -353,7 +298,7 @@ static int expand_trace(loader *L, trace_state *T, char *err, size_t errlen)
                 L->stack[n++] = fr[j];
         }
         int complete;
-        n = shape_stack(p, L->stack, n, &complete);
+        n = sprof_shape_stack(p, L->stack, n, &complete);
         if (!complete)
             p->stats.incomplete += r->count;
         uint32_t m = 0;
@@ -365,7 +310,7 @@ static int expand_trace(loader *L, trace_state *T, char *err, size_t errlen)
                 snprintf(name, sizeof name, "[thread %s %" PRIu32 "]", tn->name, s.tid);
             else
                 snprintf(name, sizeof name, "[thread %" PRIu32 "]", s.tid);
-            L->rooted[m++] = synthetic_frame(p, name, SPROF_KIND_NATIVE);
+            L->rooted[m++] = sprof_synthetic_frame(p, name, SPROF_KIND_NATIVE);
         }
         for (uint32_t i = n; i-- > 0;)
             L->rooted[m++] = L->stack[i];

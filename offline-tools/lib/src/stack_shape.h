@@ -1,0 +1,26 @@
+/* Shape an unwound, symbolized stack before it joins the profile:
+ *  - a fiber stack is rooted at a synthetic [Fiber] frame above the fiber
+ *    body (the stale chain through __start_context/sp_fiber_trampoline
+ *    back into whoever resumed it is dropped);
+ *  - otherwise the stack is rooted at the outermost `main`, or at a
+ *    thread's start routine (libc start frames: _start, __libc_start_main,
+ *    start_thread, clone3 outside it are dropped);
+ *  - GC-root bookkeeping helpers (sp_gc_cleanup, _sp_gc_root_push/pop, ...)
+ *    are dropped everywhere but the leaf.
+ * Internal to offline-tools/lib. */
+#ifndef SPROF_STACK_SHAPE_H
+#define SPROF_STACK_SHAPE_H
+
+#include <stdint.h>
+
+#include "sprof/profile.h"
+
+/* A synthetic frame ([Fiber], [thread NAME TID]) interned in p. */
+uint32_t sprof_synthetic_frame(sprof_profile *p, const char *name, uint8_t kind);
+
+/* stack: frame indices LEAF FIRST, n of them; shaped in place. Returns the
+ * new count; *complete = 1 if the stack reaches main, a thread start, libc
+ * start code or a fiber base. */
+uint32_t sprof_shape_stack(sprof_profile *p, uint32_t *stack, uint32_t n, int *complete);
+
+#endif

@@ -1,0 +1,53 @@
+/* Writes the fold fixture files into a directory for the CLI test:
+ *   app.symmap      (fixture_symmap.c)
+ *   app.trace       samples of main;Foo#bar;Baz#qux and a frameless leaf
+ *   other.trace     the same from another build (build-id 0a0b0c0d)
+ * usage: make_fixture DIR */
+#include <stdio.h>
+#include <string.h>
+
+#include "fixture_symmap.h"
+#include "trace_builder.h"
+
+#define LOAD 0x555555554000ull
+#define SP 0x7ffd00010000ull
+
+static int trace(const char *path, const uint8_t *id)
+{
+    trace_builder b;
+    if (tb_open(&b, path) != 0)
+        return -1;
+    tb_info(&b, SPROF_MODE_CPU, 1000, 1000, FIXTURE_BINARY);
+    tb_mapping(&b, LOAD + 0x1000, LOAD + 0x11000, 0x1000, id, 4, FIXTURE_BINARY);
+    uint64_t ret_main[1] = { LOAD + 0x1310 };
+    uint32_t off[1] = { 0x40 };
+    uint32_t coff[1] = { 0 };
+    uint64_t cval[1] = { LOAD + 0x1130 };
+    for (int i = 0; i < 60; i++)
+        tb_sample(&b, 7, 0, 1000 + (uint64_t)i * 1000000, 1000000, LOAD + 0x1115, SP, SP + 0x40,
+                  0x40, ret_main, off, 1, NULL, NULL, 0);
+    for (int i = 0; i < 40; i++)
+        tb_sample(&b, 8, 0, 1000 + (uint64_t)i * 1000000, 1000000, LOAD + 0x1510, SP, SP + 0x40,
+                  0x40, ret_main, off, 1, coff, cval, 1);
+    tb_stats(&b, 100, 0, 0);
+    return tb_close(&b, 0);
+}
+
+int main(int argc, char **argv)
+{
+    if (argc != 2) {
+        fprintf(stderr, "usage: make_fixture DIR\n");
+        return 2;
+    }
+    char p[4096];
+    snprintf(p, sizeof p, "%s/app.symmap", argv[1]);
+    fixture_symmap_write(p);
+    const uint8_t good[4] = { FIXTURE_BUILD_ID }, bad[4] = { 0x0a, 0x0b, 0x0c, 0x0d };
+    snprintf(p, sizeof p, "%s/app.trace", argv[1]);
+    if (trace(p, good) != 0)
+        return 1;
+    snprintf(p, sizeof p, "%s/other.trace", argv[1]);
+    if (trace(p, bad) != 0)
+        return 1;
+    return 0;
+}

@@ -1,0 +1,137 @@
+/* Unit tests of the symbolizer and stack shaping with a symmap written via
+ * the writer API: an inline chain expands to separate frames, return
+ * addresses are looked up at pc - 1, GC-root helpers are elided between
+ * frames, --no-inline, fiber rooting, unresolved frames named module+0xoff. */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "address_space.h"
+#include "sprof/symmap_writer.h"
+#include "stack_shape.h"
+#include "symbolize.h"
+#include "fixture_symmap.h"
+
+static int failures;
+#define CHECK(cond, ...)                                                     \
+    do {                                                                     \
+        if (!(cond)) {                                                       \
+            fprintf(stderr, "%s:%d: FAIL: ", __FILE__, __LINE__);            \
+            fprintf(stderr, __VA_ARGS__);                                    \
+            fputc('\n', stderr);                                             \
+            failures++;                                                      \
+        }                                                                    \
+    } while (0)
+
+#define LOAD 0x555555554000ull /* runtime address of file offset 0 */
+
+static const char *fname(const sprof_profile *p, uint32_t i)
+{
+    return p->frames[i].name;
+}
+
+int main(void)
+{
+    uint8_t *bytes;
+    sprof_symmap *sm = fixture_symmap(&bytes);
+    sprof_profile p;
+    sprof_profile_init(&p);
+    sprof_module_cache mc = { 0 };
+    uint8_t id[4] = { 1, 2, 3, 4 };
+    sprof_module *mod = sprof_module_get(&mc, "/nonexistent/app", id, 4, 1);
+    sprof_map_entry me = { LOAD + 0x1000, LOAD + 0x11000, 0x1000, 0, mod };
+    sprof_symbolizer *s = sprof_symbolizer_new(&p, sm, 0);
+    const uint32_t *fr;
+
+    /* leaf inside the inlined Baz#qux: two frames, innermost first */
+    uint32_t n = sprof_symbolize(s, &me, LOAD + 0x1115, 0, &fr);
+    CHECK(n == 2, "inline leaf: %u frames", n);
+    if (n == 2) {
+        CHECK(strcmp(fname(&p, fr[0]), "Baz#qux") == 0, "inline leaf[0] = %s", fname(&p, fr[0]));
+        CHECK(strcmp(fname(&p, fr[1]), "Foo#bar") == 0, "inline leaf[1] = %s", fname(&p, fr[1]));
+        CHECK(p.frames[fr[1]].line == 12, "caller line is the call site: %u", p.frames[fr[1]].line);
+        CHECK(p.frames[fr[0]].flags & SPROF_FRAME_INLINED, "inlined frame flagged");
+        CHECK(p.frames[fr[0]].line == 3, "inline leaf line %u", p.frames[fr[0]].line);
+    }
+
+    /* return address right after the inlined call: looked up at pc - 1 */
+    n = sprof_symbolize(s, &me, LOAD + 0x1130, 1, &fr);
+    CHECK(n == 2 && strcmp(fname(&p, fr[0]), "Baz#qux") == 0,
+          "return address at pc-1: %u frames, first %s", n, n ? fname(&p, fr[0]) : "-");
+    /* the same address as a leaf is the GC cleanup code */
+    n = sprof_symbolize(s, &me, LOAD + 0x1130, 0, &fr);
+    CHECK(n == 2 && strcmp(p.frames[fr[0]].c_name, "sp_gc_cleanup") == 0,
+          "leaf in cleanup: %u frames, first %s", n, n ? p.frames[fr[0]].c_name : "-");
+    uint32_t gc_leaf = n ? fr[0] : 0;
+
+    /* a stack with a GC helper between two frames: the helper is dropped */
+    {
+        uint32_t st[8], k = 0;
+        n = sprof_symbolize(s, &me, LOAD + 0x1115, 0, &fr);
+        for (uint32_t i = 0; i < n; i++)
+            st[k++] = fr[i];
+        st[k++] = gc_leaf; /* as if a return address had been looked up naively */
+        n = sprof_symbolize(s, &me, LOAD + 0x1310, 1, &fr);
+        st[k++] = fr[0];
+        int complete;
+        k = sprof_shape_stack(&p, st, k, &complete);
+        CHECK(k == 3 && complete, "gc helper elided: %u frames, complete %d", k, complete);
+        for (uint32_t i = 0; i < k; i++)
+            CHECK(strcmp(p.frames[st[i]].c_name, "sp_gc_cleanup") != 0, "gc helper at %u", i);
+        /* but kept as the leaf */
+        uint32_t st2[2] = { gc_leaf, st[k - 1] };
+        k = sprof_shape_stack(&p, st2, 2, &complete);
+        CHECK(k == 2 && st2[0] == gc_leaf, "gc helper kept as leaf");
+    }
+
+    /* fiber: body <- trampoline <- __start_context <- stale main */
+    {
+        uint32_t st[8], k = 0;
+        sprof_symbolize(s, &me, LOAD + 0x1410, 0, &fr);
+        st[k++] = fr[0];
+        sprof_symbolize(s, &me, LOAD + 0x1490, 1, &fr);
+        st[k++] = fr[0];
+        sprof_symbolize(s, &me, LOAD + 0x14d0, 1, &fr);
+        st[k++] = fr[0];
+        sprof_symbolize(s, &me, LOAD + 0x1310, 1, &fr);
+        st[k++] = fr[0];
+        int complete;
+        k = sprof_shape_stack(&p, st, k, &complete);
+        CHECK(k == 2 && complete, "fiber: %u frames", k);
+        if (k == 2) {
+            CHECK(strcmp(fname(&p, st[0]), "block in Foo#bar") == 0, "fiber leaf %s", fname(&p, st[0]));
+            CHECK(strcmp(fname(&p, st[1]), "[Fiber]") == 0, "fiber root %s", fname(&p, st[1]));
+        }
+    }
+
+    /* no symbol and no readable ELF file: module+0xoffset, counted */
+    uint64_t before = sprof_symbolizer_unresolved(s);
+    n = sprof_symbolize(s, &me, LOAD + 0x1600, 0, &fr);
+    CHECK(n == 1 && strcmp(fname(&p, fr[0]), "app+0x1600") == 0, "unresolved: %s",
+          n ? fname(&p, fr[0]) : "-");
+    CHECK(n == 1 && (p.frames[fr[0]].flags & SPROF_PFRAME_UNRESOLVED), "unresolved flag");
+    /* symbolized once: asking again does not count again */
+    sprof_symbolize(s, &me, LOAD + 0x1600, 0, &fr);
+    CHECK(sprof_symbolizer_unresolved(s) == before + 1, "unresolved counted once");
+    /* no mapping at all */
+    n = sprof_symbolize(s, NULL, 0x1234, 0, &fr);
+    CHECK(n == 1 && strcmp(fname(&p, fr[0]), "0x1234") == 0, "unmapped: %s", n ? fname(&p, fr[0]) : "-");
+
+    /* --no-inline: only the real function */
+    sprof_symbolizer *s2 = sprof_symbolizer_new(&p, sm, 1);
+    n = sprof_symbolize(s2, &me, LOAD + 0x1115, 0, &fr);
+    CHECK(n == 1 && strcmp(fname(&p, fr[0]), "Foo#bar") == 0, "no-inline: %u frames", n);
+    sprof_symbolizer_free(s2);
+
+    sprof_symbolizer_free(s);
+    sprof_module_cache_free(&mc);
+    sprof_profile_free(&p);
+    sprof_symmap_close(sm);
+    free(bytes);
+    if (failures) {
+        fprintf(stderr, "test_symbolize: %d failure(s)\n", failures);
+        return 1;
+    }
+    printf("test_symbolize: ok\n");
+    return 0;
+}

@@ -1,0 +1,243 @@
+/* Unit tests of the offline unwinder (offline-tools/lib/src/unwind.c) with
+ * constructed samples: frameless leaves, a glibc-like leaf that pushes rbp
+ * and uses it as a general register, the switch to the recorded frame
+ * pointer chain, and the fallbacks. */
+#include <inttypes.h>
+#include <stdio.h>
+#include <string.h>
+
+#include "unwind.h"
+
+static int failures;
+#define CHECK(cond, ...)                                                     \
+    do {                                                                     \
+        if (!(cond)) {                                                       \
+            fprintf(stderr, "%s:%d: FAIL: ", __FILE__, __LINE__);            \
+            fprintf(stderr, __VA_ARGS__);                                    \
+            fputc('\n', stderr);                                             \
+            failures++;                                                      \
+        }                                                                    \
+    } while (0)
+
+/* A fake code layout: functions with one CFI row each. */
+typedef struct fake_fn {
+    uint64_t lo, hi;
+    int has_cfi;
+    sprof_cfi_row row;
+} fake_fn;
+
+#define RSP_ROW(off) { 0, 0, SPROF_CFA_RSP, (off), -8, 0, 0 }
+#define RSP_ROW_RBP(off, rbpoff) { 0, 0, SPROF_CFA_RSP, (off), -8, 1, (rbpoff) }
+#define RBP_ROW { 0, 0, SPROF_CFA_RBP, 16, -8, 1, -16 }
+
+enum { F_LEAF, F_GLIBC_LEAF, F_GLIBC_MID, F_CALLER, F_D, F_MAIN, F_START, F_NOCFI, NFN };
+static fake_fn fns[NFN] = {
+    [F_LEAF] = { 0x401000, 0x401100, 1, RSP_ROW(8) },
+    [F_GLIBC_LEAF] = { 0x7f0000001000, 0x7f0000001100, 1, RSP_ROW_RBP(16, -16) },
+    [F_GLIBC_MID] = { 0x7f0000002000, 0x7f0000002100, 1, RSP_ROW(24) },
+    [F_CALLER] = { 0x402000, 0x402100, 1, RBP_ROW },
+    [F_D] = { 0x403000, 0x403100, 1, RBP_ROW },
+    [F_MAIN] = { 0x404000, 0x404100, 1, RBP_ROW },
+    [F_START] = { 0x7f0000005000, 0x7f0000005100, 1, RSP_ROW(8) },
+    [F_NOCFI] = { 0x406000, 0x406100, 0, RSP_ROW(8) },
+};
+
+static int fake_is_code(void *ctx, uint64_t pc)
+{
+    (void)ctx;
+    for (int i = 0; i < NFN; i++)
+        if (pc >= fns[i].lo && pc < fns[i].hi)
+            return 1;
+    return 0;
+}
+
+static int fake_cfi(void *ctx, uint64_t pc, sprof_cfi_row *row)
+{
+    (void)ctx;
+    for (int i = 0; i < NFN; i++) {
+        if (pc >= fns[i].lo && pc < fns[i].hi && fns[i].has_cfi) {
+            *row = fns[i].row;
+            row->lo = fns[i].lo;
+            row->hi = fns[i].hi;
+            return 0;
+        }
+    }
+    return -1;
+}
+
+static const sprof_unwind_env env = { NULL, fake_is_code, fake_cfi };
+
+#define SP 0x7ffd00001000ull
+/* The recorded chain: caller's record at sp+0x40 (-> ret into D), D's at
+ * sp+0x80 (-> ret into main), main's at sp+0xc0 (-> ret into libc start). */
+static uint64_t chain_ret[3] = { 0x403020, 0x404030, 0x7f0000005010 };
+static uint32_t chain_off[3] = { 0x40, 0x80, 0xc0 };
+
+static sprof_sample_view base_sample(uint64_t pc, uint64_t fp)
+{
+    sprof_sample_view s;
+    memset(&s, 0, sizeof s);
+    s.pc = pc;
+    s.sp = SP;
+    s.fp = fp;
+    s.fp0_off = 0x40;
+    s.nframes = 3;
+    s.ret = chain_ret;
+    s.fpoff = chain_off;
+    return s;
+}
+
+static void expect(const char *what, const uint64_t *got, size_t n, const uint64_t *want, size_t wn)
+{
+    int same = n == wn;
+    for (size_t i = 0; same && i < n; i++)
+        same = got[i] == want[i];
+    CHECK(same, "%s: got %zu frames, want %zu", what, n, wn);
+    if (!same) {
+        for (size_t i = 0; i < n; i++)
+            fprintf(stderr, "  got[%zu] = 0x%" PRIx64 "\n", i, got[i]);
+    }
+}
+
+static void test_frameless_leaf(void)
+{
+    /* leaf: CFA = rsp+8, its return address into the caller is a candidate at sp */
+    sprof_sample_view s = base_sample(0x401005, SP + 0x40);
+    uint32_t coff[] = { 0 };
+    uint64_t cval[] = { 0x402010 };
+    s.ncand = 1;
+    s.cand_off = coff;
+    s.cand_val = cval;
+    uint64_t pcs[64];
+    sprof_unwind_info info;
+    size_t n = sprof_unwind(&s, &env, pcs, 64, &info);
+    uint64_t want[] = { 0x401005, 0x402010, 0x403020, 0x404030, 0x7f0000005010 };
+    expect("frameless leaf", pcs, n, want, 5);
+    CHECK(info.cfi_steps == 1 && info.chain_frames == 3 && !info.used_fallback,
+          "frameless leaf: steps %u chain %u fallback %d", info.cfi_steps, info.chain_frames,
+          info.used_fallback);
+}
+
+static void test_glibc_leaf_pushes_rbp(void)
+{
+    /* glibc-like leaf: push rbp; rbp then holds data (0x1234). CFA = rsp+16,
+     * saved rbp at sp (a stack address, recorded as candidate), RA at sp+8. */
+    sprof_sample_view s = base_sample(0x7f0000001010, 0x1234);
+    uint32_t coff[] = { 0, 8 };
+    uint64_t cval[] = { SP + 0x40, 0x402010 };
+    s.ncand = 2;
+    s.cand_off = coff;
+    s.cand_val = cval;
+    uint64_t pcs[64];
+    sprof_unwind_info info;
+    size_t n = sprof_unwind(&s, &env, pcs, 64, &info);
+    uint64_t want[] = { 0x7f0000001010, 0x402010, 0x403020, 0x404030, 0x7f0000005010 };
+    expect("glibc leaf", pcs, n, want, 5);
+    CHECK(!info.used_fallback, "glibc leaf: should not need the fallback");
+
+    /* same, but the saved rbp word was not recorded: the caller's rbp is
+     * unknown, so the chain is taken from the first record above sp */
+    s.ncand = 1;
+    s.cand_off = coff + 1;
+    s.cand_val = cval + 1;
+    n = sprof_unwind(&s, &env, pcs, 64, &info);
+    expect("glibc leaf, saved rbp unknown", pcs, n, want, 5);
+    CHECK(info.used_fallback, "glibc leaf without saved rbp: expected the fallback");
+}
+
+static void test_two_frameless_glibc_frames(void)
+{
+    /* leaf (CFA rsp+8) called from a frameless glibc function (CFA rsp+24)
+     * called from the FP caller: RAs at sp and sp+8+16 = sp+0x18 */
+    sprof_sample_view s = base_sample(0x401010, SP + 0x40);
+    uint32_t coff[] = { 0, 0x10, 0x18 };
+    uint64_t cval[] = { 0x7f0000002040, 0x401099 /* stale code pointer, unused */, 0x402010 };
+    s.ncand = 3;
+    s.cand_off = coff;
+    s.cand_val = cval;
+    uint64_t pcs[64];
+    sprof_unwind_info info;
+    size_t n = sprof_unwind(&s, &env, pcs, 64, &info);
+    uint64_t want[] = { 0x401010, 0x7f0000002040, 0x402010, 0x403020, 0x404030, 0x7f0000005010 };
+    expect("two frameless frames", pcs, n, want, 6);
+    CHECK(info.cfi_steps == 2, "two frameless frames: %u CFI steps", info.cfi_steps);
+}
+
+static void test_fp_leaf_switches_to_chain(void)
+{
+    /* leaf with its own frame record: rbp-based CFA and rbp == record 0 */
+    sprof_sample_view s = base_sample(0x403050, SP + 0x40);
+    uint64_t pcs[64];
+    sprof_unwind_info info;
+    size_t n = sprof_unwind(&s, &env, pcs, 64, &info);
+    uint64_t want[] = { 0x403050, 0x403020, 0x404030, 0x7f0000005010 };
+    expect("fp leaf", pcs, n, want, 4);
+    CHECK(info.cfi_steps == 0 && info.chain_frames == 3, "fp leaf: steps %u chain %u",
+          info.cfi_steps, info.chain_frames);
+}
+
+static void test_no_cfi_falls_back(void)
+{
+    sprof_sample_view s = base_sample(0x406010, SP + 0x40);
+    uint64_t pcs[64];
+    sprof_unwind_info info;
+    size_t n = sprof_unwind(&s, &env, pcs, 64, &info);
+    uint64_t want[] = { 0x406010, 0x403020, 0x404030, 0x7f0000005010 };
+    expect("no cfi", pcs, n, want, 4);
+    CHECK(info.used_fallback, "no cfi: expected the fallback");
+}
+
+static void test_unknown_word_falls_back(void)
+{
+    /* frameless leaf but the RA slot was not recorded */
+    sprof_sample_view s = base_sample(0x401005, SP + 0x40);
+    uint64_t pcs[64];
+    sprof_unwind_info info;
+    size_t n = sprof_unwind(&s, &env, pcs, 64, &info);
+    uint64_t want[] = { 0x401005, 0x403020, 0x404030, 0x7f0000005010 };
+    expect("unknown RA word", pcs, n, want, 4);
+    CHECK(info.used_fallback, "unknown word: expected the fallback");
+}
+
+static void test_kernel_chain_without_offsets(void)
+{
+    uint32_t unknown[3] = { SPROF_FPOFF_UNKNOWN, SPROF_FPOFF_UNKNOWN, SPROF_FPOFF_UNKNOWN };
+    sprof_sample_view s = base_sample(0x406010, SP + 0x40);
+    s.fp0_off = SPROF_FPOFF_UNKNOWN;
+    s.fpoff = unknown;
+    uint64_t pcs[64];
+    size_t n = sprof_unwind(&s, &env, pcs, 64, NULL);
+    uint64_t want[] = { 0x406010, 0x403020, 0x404030, 0x7f0000005010 };
+    expect("kernel chain", pcs, n, want, 4);
+}
+
+static void test_bounded(void)
+{
+    sprof_sample_view s = base_sample(0x401005, SP + 0x40);
+    uint32_t coff[] = { 0 };
+    uint64_t cval[] = { 0x402010 };
+    s.ncand = 1;
+    s.cand_off = coff;
+    s.cand_val = cval;
+    uint64_t pcs[3];
+    size_t n = sprof_unwind(&s, &env, pcs, 3, NULL);
+    CHECK(n == 3, "bounded: %zu frames for max 3", n);
+}
+
+int main(void)
+{
+    test_frameless_leaf();
+    test_glibc_leaf_pushes_rbp();
+    test_two_frameless_glibc_frames();
+    test_fp_leaf_switches_to_chain();
+    test_no_cfi_falls_back();
+    test_unknown_word_falls_back();
+    test_kernel_chain_without_offsets();
+    test_bounded();
+    if (failures) {
+        fprintf(stderr, "test_unwind: %d failure(s)\n", failures);
+        return 1;
+    }
+    printf("test_unwind: ok\n");
+    return 0;
+}
