@@ -1,0 +1,513 @@
+/* sprof-diff: compare two profiles (before, after) by Ruby frame names.
+ * Default: a table of methods (or .rb lines) with the change of their
+ * self and total shares and a significance mark; --folded, --json and a
+ * differential flame graph (--svg) are other projections of the same
+ * data. Everything is computed before anything is written, so an error
+ * never leaves partial output. */
+#include <errno.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "sprof/diff.h"
+#include "sprof/flamegraph.h"
+#include "sprof/inputs.h"
+#include "sprof/json_out.h"
+#include "sprof/out_file.h"
+#include "sprof/profile.h"
+
+typedef struct side {
+    const char *label;     /* "before" / "after" */
+    const char **files;
+    size_t nfiles;
+    sprof_profile prof;
+    uint64_t samples;
+} side;
+
+typedef struct options {
+    int lines, sort_total, json, folded, normalize;
+    double min_pp, alpha;
+    const char *svg, *output, *title;
+    sprof_flame_options flame;
+    sprof_load_options load;
+} options;
+
+static void usage(FILE *out)
+{
+    fputs("usage: sprof-diff [options] BEFORE AFTER\n"
+          "       sprof-diff [options] -b BEFORE_FILE... -a AFTER_FILE...\n"
+          "  each side: a folded file, or sprof trace(s) with their symmap (-b before.bin old.symmap)\n"
+          "  --self | --total     sort by the change of self (default) or total share\n"
+          "  --lines              one row per .rb line instead of per method\n"
+          "  --min PP             hide rows whose self and total change less than PP percentage points\n"
+          "  --alpha Q            false discovery rate for the significance mark (default 0.05)\n"
+          "  --json               the table as JSON\n"
+          "  --folded             difffolded-compatible \"stack before after\" lines instead of the table\n"
+          "  --normalize          with --folded: scale before's counts to after's total (difffolded.pl -n)\n"
+          "  --svg FILE           also write a differential flame graph (after's shape; red grew, blue shrank)\n"
+          "  --title T, --width PX, --minwidth W[%]   for --svg\n"
+          "  -o FILE              write the table/folded/JSON output to FILE (atomically) instead of stdout\n"
+          "  --no-inline, --force as for sprof-fold\n",
+          out);
+}
+
+static int fail(const char *msg)
+{
+    fprintf(stderr, "%s\n", msg);
+    return 1;
+}
+
+/* Load one side; refuse a trace without a symmap, a symmap without a
+ * trace, and a side with no samples. */
+static int load_side(side *s, const options *o, char *err, size_t errlen)
+{
+    sprof_inputs in;
+    if (sprof_inputs_classify(&in, s->files, s->nfiles, NULL, err, errlen) != 0)
+        return -1;
+    int rc = 0;
+    if (in.ntraces > 0 && !in.symmap) {
+        snprintf(err, errlen, "%s: a trace needs its symmap to name Ruby frames (%s: -%c trace.bin app.symmap)",
+                 in.traces[0], s->label, s->label[0]);
+        rc = -1;
+    } else if (in.symmap && in.ntraces == 0) {
+        snprintf(err, errlen, "%s: a symmap without a trace on the %s side", in.symmap, s->label);
+        rc = -1;
+    } else {
+        rc = sprof_inputs_load(&in, &s->prof, &o->load, err, errlen);
+    }
+    sprof_inputs_free(&in);
+    if (rc != 0)
+        return -1;
+    for (size_t i = 0; i < s->prof.nstacks; i++)
+        s->samples += s->prof.stacks[i].samples;
+    if (s->samples == 0) {
+        snprintf(err, errlen, "%s: no samples (%s side)", s->files[0], s->label);
+        return -1;
+    }
+    return 0;
+}
+
+/* ---- the table ---- */
+
+typedef struct sort_ctx {
+    const sprof_diff_table *t;
+    int by_total;
+    double alpha;
+} sort_ctx;
+static sort_ctx g_sort;
+
+static int row_significant(const sprof_diff_row *r, int total, double alpha)
+{
+    double q = total ? r->total_q : r->self_q;
+    return !isnan(q) && q < alpha;
+}
+
+static int by_change(const void *a, const void *b)
+{
+    const sprof_diff_row *x = *(const sprof_diff_row *const *)a, *y = *(const sprof_diff_row *const *)b;
+    int sx = row_significant(x, g_sort.by_total, g_sort.alpha);
+    int sy = row_significant(y, g_sort.by_total, g_sort.alpha);
+    if (sx != sy)
+        return sy - sx;
+    double (*primary)(const sprof_diff_table *, const sprof_diff_row *) =
+        g_sort.by_total ? sprof_diff_total_pp : sprof_diff_self_pp;
+    double (*secondary)(const sprof_diff_table *, const sprof_diff_row *) =
+        g_sort.by_total ? sprof_diff_self_pp : sprof_diff_total_pp;
+    double px = fabs(primary(g_sort.t, x)), py = fabs(primary(g_sort.t, y));
+    if (px != py)
+        return px > py ? -1 : 1;
+    px = fabs(secondary(g_sort.t, x));
+    py = fabs(secondary(g_sort.t, y));
+    if (px != py)
+        return px > py ? -1 : 1;
+    return strcmp(x->key, y->key);
+}
+
+static const char *mark(double q, double alpha)
+{
+    if (isnan(q) || q >= alpha)
+        return "";
+    return q < 0.001 ? "***" : q < 0.01 ? "**" : "*";
+}
+
+static double share(uint64_t x, uint64_t n)
+{
+    return n ? 100.0 * (double)x / (double)n : 0;
+}
+
+static int hidden(const sprof_diff_table *t, const sprof_diff_row *r, double min_pp)
+{
+    return fabs(sprof_diff_self_pp(t, r)) < min_pp && fabs(sprof_diff_total_pp(t, r)) < min_pp;
+}
+
+static const char *cost_word(uint8_t c)
+{
+    return c < SPROF_COST_COUNT ? sprof_cost_name((enum sprof_cost)c) : "native";
+}
+
+static void print_files(FILE *out, const side *s)
+{
+    for (size_t i = 0; i < s->nfiles; i++)
+        fprintf(out, "%s%s", i ? " " : "", s->files[i]);
+}
+
+static void write_table(FILE *out, const sprof_diff_table *t, sprof_diff_row **rows, size_t nrows,
+                        const side *sides, const options *o)
+{
+    const char *what = o->lines ? "line" : "method";
+    fputs("before: ", out);
+    print_files(out, &sides[0]);
+    fprintf(out, " (%llu samples)\nafter:  ", (unsigned long long)sides[0].samples);
+    print_files(out, &sides[1]);
+    fprintf(out, " (%llu samples)\n\n", (unsigned long long)sides[1].samples);
+    fprintf(out, "%-33s   %-33s\n", "               self %", "               total %");
+    fprintf(out, "%8s %8s %9s %-4s   %8s %8s %9s %-4s  %s\n", "before", "after", "change", "sig", "before",
+            "after", "change", "sig", o->lines ? ".rb line (method)" : "method");
+    size_t shown = 0;
+    for (size_t i = 0; i < nrows; i++) {
+        const sprof_diff_row *r = rows[i];
+        if (hidden(t, r, o->min_pp))
+            continue;
+        shown++;
+        fprintf(out, "%8.2f %8.2f %+9.2f %-4s   %8.2f %8.2f %+9.2f %-4s  %s", share(r->self[0], t->n[0]),
+                share(r->self[1], t->n[1]), sprof_diff_self_pp(t, r), mark(r->self_q, o->alpha),
+                share(r->total[0], t->n[0]), share(r->total[1], t->n[1]), sprof_diff_total_pp(t, r),
+                mark(r->total_q, o->alpha), r->key);
+        if (o->lines && strcmp(r->method, r->key) != 0)
+            fprintf(out, " (%s)", r->method);
+        fputc('\n', out);
+    }
+    fprintf(out, "\n%zu %ss shown of %zu", shown, what, nrows);
+    if (o->min_pp > 0)
+        fprintf(out, " (changes under %.2f pp hidden)", o->min_pp);
+    fprintf(out, "; sorted by the %s change, significant first. change = after %% - before %% in percentage "
+                 "points.\n",
+            o->sort_total ? "total" : "self");
+    fprintf(out,
+            "sig: two-sided two-proportion z-test on sample counts, per %s, self and total separately; "
+            "Benjamini-Hochberg false-discovery-rate correction across all %zu tests; * q < %g, ** q < 0.01, "
+            "*** q < 0.001. No mark: the change is within sampling noise.\n",
+            what, t->ntests, o->alpha);
+}
+
+static void json_num(FILE *out, double v)
+{
+    if (isnan(v) || isinf(v))
+        fputs("null", out);
+    else
+        fprintf(out, "%.6g", v);
+}
+
+static void json_measure(FILE *out, const sprof_diff_table *t, const uint64_t *x, double pp, double z, double p,
+                         double q, double alpha)
+{
+    fprintf(out, "{\"before\":%llu,\"after\":%llu,\"before_pct\":", (unsigned long long)x[0],
+            (unsigned long long)x[1]);
+    json_num(out, share(x[0], t->n[0]));
+    fputs(",\"after_pct\":", out);
+    json_num(out, share(x[1], t->n[1]));
+    fputs(",\"change_pp\":", out);
+    json_num(out, pp);
+    fputs(",\"z\":", out);
+    json_num(out, z);
+    fputs(",\"p\":", out);
+    json_num(out, p);
+    fputs(",\"q\":", out);
+    json_num(out, q);
+    fprintf(out, ",\"significant\":%s}", !isnan(q) && q < alpha ? "true" : "false");
+}
+
+static void json_files(FILE *out, const side *s)
+{
+    fputs("{\"files\":[", out);
+    for (size_t i = 0; i < s->nfiles; i++) {
+        if (i)
+            fputc(',', out);
+        sprof_json_string(out, s->files[i]);
+    }
+    fprintf(out, "],\"samples\":%llu}", (unsigned long long)s->samples);
+}
+
+static void write_json(FILE *out, const sprof_diff_table *t, sprof_diff_row **rows, size_t nrows,
+                       const side *sides, const options *o)
+{
+    fputs("{\"before\":", out);
+    json_files(out, &sides[0]);
+    fputs(",\"after\":", out);
+    json_files(out, &sides[1]);
+    fprintf(out,
+            ",\"by\":\"%s\",\"sort\":\"%s\",\"min_pp\":%g,\"alpha\":%g,"
+            "\"test\":\"two-sided pooled two-proportion z-test on sample counts per row, self and total "
+            "separately; Benjamini-Hochberg adjusted q-values across all tests\",\"tests\":%zu,\"rows\":[",
+            o->lines ? "line" : "method", o->sort_total ? "total" : "self", o->min_pp, o->alpha, t->ntests);
+    int first = 1;
+    for (size_t i = 0; i < nrows; i++) {
+        const sprof_diff_row *r = rows[i];
+        if (hidden(t, r, o->min_pp))
+            continue;
+        fputs(first ? "\n{\"name\":" : ",\n{\"name\":", out);
+        first = 0;
+        sprof_json_string(out, r->key);
+        fputs(",\"method\":", out);
+        sprof_json_string(out, r->method);
+        fprintf(out, ",\"class\":\"%s\",\"self\":", cost_word(r->cost));
+        json_measure(out, t, r->self, sprof_diff_self_pp(t, r), r->self_z, r->self_p, r->self_q, o->alpha);
+        fputs(",\"total\":", out);
+        json_measure(out, t, r->total, sprof_diff_total_pp(t, r), r->total_z, r->total_p, r->total_q, o->alpha);
+        fputc('}', out);
+    }
+    fputs("\n]}\n", out);
+}
+
+/* ---- arguments ---- */
+
+static int parse_double(const char *opt, const char *s, double lo, double hi, double *v)
+{
+    char *end;
+    errno = 0;
+    double d = strtod(s, &end);
+    if (errno || end == s || *end || !(d >= lo && d <= hi)) {
+        fprintf(stderr, "sprof-diff: %s %s: expected a number between %g and %g\n", opt, s, lo, hi);
+        return -1;
+    }
+    *v = d;
+    return 0;
+}
+
+/* Value of an option given as "--opt=value" or "--opt value". */
+static const char *opt_value(int argc, char **argv, int *i, const char *name)
+{
+    size_t n = strlen(name);
+    if (strncmp(argv[*i], name, n) == 0 && argv[*i][n] == '=')
+        return argv[*i] + n + 1;
+    if (*i + 1 >= argc) {
+        fprintf(stderr, "sprof-diff: %s needs a value\n", name);
+        return NULL;
+    }
+    return argv[++*i];
+}
+
+static int is_opt(const char *arg, const char *name)
+{
+    size_t n = strlen(name);
+    return strncmp(arg, name, n) == 0 && (arg[n] == '\0' || arg[n] == '=');
+}
+
+static int parse_args(int argc, char **argv, options *o, side *sides, const char **positional, size_t *npos)
+{
+    *npos = 0;
+    for (int i = 1; i < argc; i++) {
+        const char *a = argv[i], *v;
+        if (strcmp(a, "-b") == 0 || strcmp(a, "-a") == 0) {
+            side *s = &sides[a[1] == 'a'];
+            if (s->nfiles) {
+                fprintf(stderr, "sprof-diff: %s given twice\n", a);
+                return -1;
+            }
+            s->files = (const char **)argv + i + 1;
+            while (i + 1 < argc && argv[i + 1][0] != '-') {
+                i++;
+                s->nfiles++;
+            }
+            if (!s->nfiles) {
+                fprintf(stderr, "sprof-diff: %s needs files (a folded file, or traces and their symmap)\n", a);
+                return -1;
+            }
+        } else if (strcmp(a, "--self") == 0) {
+            o->sort_total = 0;
+        } else if (strcmp(a, "--total") == 0) {
+            o->sort_total = 1;
+        } else if (strcmp(a, "--lines") == 0) {
+            o->lines = 1;
+        } else if (strcmp(a, "--json") == 0) {
+            o->json = 1;
+        } else if (strcmp(a, "--folded") == 0) {
+            o->folded = 1;
+        } else if (strcmp(a, "--normalize") == 0 || strcmp(a, "-n") == 0) {
+            o->normalize = 1;
+        } else if (strcmp(a, "--no-inline") == 0) {
+            o->load.no_inline = 1;
+        } else if (strcmp(a, "--force") == 0) {
+            o->load.force = 1;
+        } else if (strcmp(a, "--inverted") == 0) {
+            o->flame.inverted = 1;
+        } else if (is_opt(a, "--min")) {
+            if (!(v = opt_value(argc, argv, &i, "--min")) || parse_double("--min", v, 0, 100, &o->min_pp))
+                return -1;
+        } else if (is_opt(a, "--alpha")) {
+            if (!(v = opt_value(argc, argv, &i, "--alpha")) || parse_double("--alpha", v, 1e-12, 1, &o->alpha))
+                return -1;
+        } else if (is_opt(a, "--svg")) {
+            if (!(o->svg = opt_value(argc, argv, &i, "--svg")))
+                return -1;
+        } else if (is_opt(a, "--title")) {
+            if (!(o->title = opt_value(argc, argv, &i, "--title")))
+                return -1;
+        } else if (is_opt(a, "--width")) {
+            double w;
+            if (!(v = opt_value(argc, argv, &i, "--width")) || parse_double("--width", v, 100, 100000, &w))
+                return -1;
+            o->flame.width = (int)w;
+        } else if (is_opt(a, "--minwidth")) {
+            if (!(v = opt_value(argc, argv, &i, "--minwidth")))
+                return -1;
+            char *end;
+            double m = strtod(v, &end);
+            o->flame.minwidth_pct = *end == '%';
+            if (end == v || m < 0 || m != m || (*end && strcmp(end, "%") != 0)) {
+                fprintf(stderr, "sprof-diff: --minwidth %s: expected pixels or a percentage\n", v);
+                return -1;
+            }
+            o->flame.minwidth = m;
+        } else if (strcmp(a, "-o") == 0 || is_opt(a, "--output")) {
+            if (!(o->output = opt_value(argc, argv, &i, a[1] == 'o' ? "-o" : "--output")))
+                return -1;
+        } else if (strcmp(a, "-h") == 0 || strcmp(a, "--help") == 0) {
+            usage(stdout);
+            exit(0);
+        } else if (a[0] == '-' && a[1] != '\0') {
+            fprintf(stderr, "sprof-diff: unknown option %s\n", a);
+            usage(stderr);
+            return -1;
+        } else {
+            positional[(*npos)++] = a;
+        }
+    }
+    if (sides[0].nfiles || sides[1].nfiles) {
+        if (*npos || !sides[0].nfiles || !sides[1].nfiles) {
+            fprintf(stderr, "sprof-diff: give both sides as -b FILE... -a FILE... (and no other files)\n");
+            return -1;
+        }
+    } else if (*npos == 2) {
+        sides[0].files = positional;
+        sides[0].nfiles = 1;
+        sides[1].files = positional + 1;
+        sides[1].nfiles = 1;
+    } else {
+        usage(stderr);
+        return -1;
+    }
+    if (o->normalize && !o->folded) {
+        fprintf(stderr, "sprof-diff: --normalize applies to --folded output\n");
+        return -1;
+    }
+    if (o->folded && o->json) {
+        fprintf(stderr, "sprof-diff: choose one of --folded and --json\n");
+        return -1;
+    }
+    return 0;
+}
+
+/* The main output (table, JSON or folded), rendered into memory. */
+static int render_main(FILE *out, const sprof_diff_table *t, const side *sides, const options *o)
+{
+    if (o->folded) {
+        static const sprof_fold_format names = { 0 };
+        return sprof_diff_write_folded(&sides[0].prof, &sides[1].prof, o->normalize, &names, out);
+    }
+    sprof_diff_row **rows = malloc((t->nrows ? t->nrows : 1) * sizeof *rows);
+    if (!rows)
+        return -1;
+    for (size_t i = 0; i < t->nrows; i++)
+        rows[i] = &t->rows[i];
+    g_sort = (sort_ctx){ t, o->sort_total, o->alpha };
+    qsort(rows, t->nrows, sizeof *rows, by_change);
+    if (o->json)
+        write_json(out, t, rows, t->nrows, sides, o);
+    else
+        write_table(out, t, rows, t->nrows, sides, o);
+    free(rows);
+    return ferror(out) ? -1 : 0;
+}
+
+static int write_svg(const char *path, const side *sides, options *o, char *err, size_t errlen)
+{
+    static const sprof_fold_format names = { 0 };
+    sprof_flame_tree tree;
+    if (sprof_diff_flame_tree(&tree, &sides[0].prof, &sides[1].prof, &names) != 0) {
+        snprintf(err, errlen, "%s: out of memory", path);
+        return -1;
+    }
+    char subtitle[256];
+    snprintf(subtitle, sizeof subtitle,
+             "widths: after (%llu samples); colour: change of share vs before (%llu samples), BH q < %g = significant",
+             (unsigned long long)sides[1].samples, (unsigned long long)sides[0].samples, o->alpha);
+    o->flame.differential = 1;
+    o->flame.alpha = o->alpha;
+    o->flame.title = o->title;
+    o->flame.subtitle = subtitle;
+    sprof_out_file of;
+    int rc = sprof_out_open(&of, path, err, errlen);
+    if (rc == 0) {
+        if (sprof_flame_write_svg(&tree, &o->flame, of.fp) != 0) {
+            snprintf(err, errlen, "%s: write failed", path);
+            sprof_out_abort(&of);
+            rc = -1;
+        } else {
+            rc = sprof_out_commit(&of, err, errlen);
+        }
+    }
+    sprof_flame_tree_free(&tree);
+    return rc;
+}
+
+int main(int argc, char **argv)
+{
+    options o = { .alpha = 0.05, .flame = { .minwidth = 0.1 } };
+    side sides[2] = { { .label = "before" }, { .label = "after" } };
+    const char **positional = calloc((size_t)argc, sizeof *positional);
+    size_t npos;
+    if (!positional)
+        return fail("sprof-diff: out of memory");
+    if (parse_args(argc, argv, &o, sides, positional, &npos) != 0) {
+        free(positional);
+        return 2;
+    }
+    char err[1024];
+    int rc = 0;
+    sprof_profile_init(&sides[0].prof);
+    sprof_profile_init(&sides[1].prof);
+    if (load_side(&sides[0], &o, err, sizeof err) != 0 || load_side(&sides[1], &o, err, sizeof err) != 0)
+        rc = fail(err);
+
+    sprof_diff_table table = { 0 };
+    if (rc == 0 && sprof_diff_table_build(&table, &sides[0].prof, &sides[1].prof, o.lines, err, sizeof err) != 0)
+        rc = fail(err);
+    if (rc == 0 && o.lines && table.nrows == 0)
+        rc = fail("sprof-diff: --lines: neither side has .rb line information (traces with a symmap, or folded "
+                  "files written with sprof-fold --lines)");
+
+    char *buf = NULL;
+    size_t len = 0;
+    if (rc == 0) {
+        FILE *mem = open_memstream(&buf, &len);
+        int r = mem ? render_main(mem, &table, sides, &o) : -1;
+        if (!mem || fclose(mem) != 0 || r != 0)
+            rc = fail("sprof-diff: out of memory");
+    }
+    if (rc == 0 && o.svg && write_svg(o.svg, sides, &o, err, sizeof err) != 0)
+        rc = fail(err);
+    if (rc == 0) {
+        if (o.output && strcmp(o.output, "-") != 0) {
+            sprof_out_file of;
+            if (sprof_out_open(&of, o.output, err, sizeof err) != 0)
+                rc = fail(err);
+            else if (fwrite(buf, 1, len, of.fp) != len) {
+                sprof_out_abort(&of);
+                snprintf(err, sizeof err, "%s: write failed", o.output);
+                rc = fail(err);
+            } else if (sprof_out_commit(&of, err, sizeof err) != 0) {
+                rc = fail(err);
+            }
+        } else if (fwrite(buf, 1, len, stdout) != len || fflush(stdout) != 0) {
+            rc = fail("sprof-diff: cannot write to stdout");
+        }
+    }
+    free(buf);
+    sprof_diff_table_free(&table);
+    sprof_profile_free(&sides[0].prof);
+    sprof_profile_free(&sides[1].prof);
+    free(positional);
+    return rc;
+}
