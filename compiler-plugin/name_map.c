@@ -232,26 +232,27 @@ static int parse_line_directive(const char *s, char *file, size_t filelen, unsig
     return 1;
 }
 
-/* The identifier right before the first '(' of a column-0 line, if it is sp_*. */
+/* The sp_* identifier right before a '(' on a column-0 line: the declarator
+ * of a definition ("__attribute__((noinline)) static T sp_x(...)"). */
 static int definition_name(const char *s, char *name, size_t namelen)
 {
     if (!isalpha((unsigned char)*s) && *s != '_')
         return 0;
-    const char *paren = strchr(s, '(');
-    if (!paren)
-        return 0;
-    const char *e = paren;
-    while (e > s && (e[-1] == ' ' || e[-1] == '\t'))
-        e--;
-    const char *b = e;
-    while (b > s && (isalnum((unsigned char)b[-1]) || b[-1] == '_'))
-        b--;
-    if (e - b < 4 || strncmp(b, "sp_", 3) != 0)
-        return 0;
-    if (b > s && b[-1] != ' ' && b[-1] != '*' && b[-1] != '\t')
-        return 0;
-    snprintf(name, namelen, "%.*s", (int)(e - b), b);
-    return 1;
+    for (const char *paren = strchr(s, '('); paren; paren = strchr(paren + 1, '(')) {
+        const char *e = paren;
+        while (e > s && (e[-1] == ' ' || e[-1] == '\t'))
+            e--;
+        const char *b = e;
+        while (b > s && (isalnum((unsigned char)b[-1]) || b[-1] == '_'))
+            b--;
+        if (e - b < 4 || strncmp(b, "sp_", 3) != 0)
+            continue;
+        if (b > s && b[-1] != ' ' && b[-1] != '*' && b[-1] != '\t')
+            continue;
+        snprintf(name, namelen, "%.*s", (int)(e - b), b);
+        return 1;
+    }
+    return 0;
 }
 
 int sprof_name_map_load_c_source(sprof_name_map *m, const char *path, char *err, size_t errlen)

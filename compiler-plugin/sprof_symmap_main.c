@@ -97,8 +97,7 @@ int main(int argc, char **argv)
         else if (strcmp(a, "--quiet") == 0 || strcmp(a, "-q") == 0)
             o.quiet = 1;
         else if (a[0] == '-' && a[1]) {
-            fprintf(stderr, "sprof-symmap: unknown or incomplete option %s\n", a);
-            usage(stderr);
+            fprintf(stderr, "sprof-symmap: unknown or incomplete option %s (see --help)\n", a);
             free(sources);
             return 2;
         } else if (!o.binary)
