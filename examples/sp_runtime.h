@@ -38,7 +38,9 @@ typedef struct sp_gc_hdr {
     size_t size;
 } sp_gc_hdr;
 
+#ifndef SP_GC_THRESHOLD
 #define SP_GC_THRESHOLD (512u * 1024u) /* bytes allocated between collections */
+#endif
 #define SP_GC_MAX_ROOTS 4096
 
 static sp_gc_hdr *sp_gc_heap;
