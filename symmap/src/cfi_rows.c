@@ -48,6 +48,8 @@ size_t sprof_cfi_normalize(sprof_cfi_row *rows, size_t n)
         canonical_rule(&rows[m]);
         m++;
     }
+    if (m == 0)
+        return 0;
     qsort(rows, m, sizeof(*rows), cmp_row);
     size_t k = 0;
     for (size_t i = 0; i < m; i++) {

@@ -50,12 +50,15 @@ int wnames_cmp(const wnames *a, const wnames *b)
 
 /* ---- functions ---- */
 
-static const sprof_symmap_writer *sort_w; /* qsort has no context argument */
+/* Sort key for functions: the function and its index in the writer. */
+typedef struct func_ref {
+    const wfunc *f;
+    size_t index;
+} func_ref;
 
-static int cmp_func_index(const void *pa, const void *pb)
+static int cmp_func_ref(const void *pa, const void *pb)
 {
-    const wfunc *a = &sort_w->funcs.v[*(const size_t *)pa];
-    const wfunc *b = &sort_w->funcs.v[*(const size_t *)pb];
+    const wfunc *a = ((const func_ref *)pa)->f, *b = ((const func_ref *)pb)->f;
     CMP(a->lo, b->lo);
     CMP(a->hi, b->hi);
     int c = wnames_cmp(&a->n, &b->n);
@@ -348,10 +351,15 @@ static int build_tables(sprof_symmap_writer *w, tables *t, char *err, size_t err
     int rc = -1;
     if (!t->order || !pos_of || !t->funcs || !fr)
         goto oom;
+    func_ref *refs = malloc((nf ? nf : 1) * sizeof(*refs));
+    if (!refs)
+        goto oom;
     for (size_t i = 0; i < nf; i++)
-        t->order[i] = i;
-    sort_w = w;
-    qsort(t->order, nf, sizeof(*t->order), cmp_func_index);
+        refs[i] = (func_ref){ &w->funcs.v[i], i };
+    qsort(refs, nf, sizeof(*refs), cmp_func_ref);
+    for (size_t i = 0; i < nf; i++)
+        t->order[i] = refs[i].index;
+    free(refs);
     for (size_t p = 0; p < nf; p++)
         pos_of[t->order[p]] = p;
 

@@ -123,7 +123,8 @@ static void compare_with_readelf(const char *exe, const sprof_cfi_row *rows, siz
         char *tok[32];
         int nt = 0;
         for (char *save, *t = strtok_r(line, " \t\n", &save); t && nt < 32; t = strtok_r(NULL, " \t\n", &save))
-            tok[nt++] = t;
+            if (t[0] != '(') /* "r10 (r10)": the name in parentheses is not a column */
+                tok[nt++] = t;
         if (nt >= 2 && strcmp(tok[0], "LOC") == 0) {
             col_cfa = col_rbp = col_ra = -1;
             for (int i = 0; i < nt; i++) {
