@@ -356,7 +356,7 @@ typedef struct perf_parser {
     int java;                   /* root frame is "java": tidy Java names */
     uint64_t period;
     uint32_t tid;
-    size_t raw_seen;            /* non-inlined frame lines seen (leaf detection) */
+    size_t raw_seen;            /* user-space, non-inlined frames seen (leaf detection) */
     uint32_t *frames;           /* leaf first */
     size_t nframes, cap;
     int cut;                    /* frames beyond SPROF_PERF_MAX_FRAMES dropped */
@@ -658,18 +658,23 @@ static int frame_line(perf_parser *ps, const perf_frame *fr)
          * chain, so these are only used when it does not resolve. */
         return add_pending(ps, fr->func, fr->mod);
     }
-    int leaf = ps->raw_seen == 0;
-    ps->raw_seen++;
     if (is_kernel_dso(fr->mod) || annotate_kernel_rule(fr->mod)) {
         int kernel = is_kernel_dso(fr->mod);
         if (kernel && ps->opt->kernel == SPROF_PERF_KERNEL_DROP) {
             clear_pending(ps);
             return 0;
         }
+        if (!kernel)
+            ps->raw_seen++; /* [vdso] and the like: user-space code */
         if (flush_pending(ps) != 0)
             return -1;
         return push_plain(ps, fr->func, fr->mod, fr->addr);
     }
+    /* The first user-space frame is where the thread was (the sampled IP,
+     * or the resume point of a system call); every later one is a return
+     * address. Kernel frames above it do not change that. */
+    int leaf = ps->raw_seen == 0;
+    ps->raw_seen++;
     int r = push_resolved(ps, fr->func, fr->mod, fr->addr, leaf);
     if (r < 0)
         return -1;
