@@ -17,6 +17,7 @@
 #include <string.h>
 
 #include "sprof/inputs.h"
+#include "sprof/export.h"
 #include "sprof/out_file.h"
 #include "sprof/perf_script.h"
 #include "sprof/profile.h"
@@ -27,6 +28,8 @@ typedef struct fold_args {
     const char *symmap;
     const char *out_path;
     const char *exporter;
+    const char *pprof_path;      /* --pprof: also write gzipped profile.proto */
+    const char *speedscope_path; /* --speedscope: also write speedscope JSON */
     uint32_t *tids;
     size_t ntids;
     const char **inputs;
@@ -85,6 +88,9 @@ static void usage(FILE *f)
             "      --kernel[=plain]  keep kernel frames, suffixed _[k] (plain: unsuffixed)\n"
             "      --addrs           name unknown perf frames with their address\n"
             "      --strict          a malformed line in a text input is an error\n"
+            "  exports (docs/views.md); with one of these, folded output is written only with -o:\n"
+            "      --pprof PATH      gzipped pprof profile.proto\n"
+            "      --speedscope PATH speedscope JSON (weights as --weight)\n"
             "  -h, --help\n");
 }
 
@@ -120,7 +126,7 @@ static int parse_tids(fold_args *a, const char *s)
 
 enum { OPT_SYMMAP = 256, OPT_WEIGHT, OPT_C_NAMES, OPT_LINES, OPT_THREADS, OPT_NO_INLINE,
        OPT_CLASSES, OPT_FROM, OPT_TO, OPT_TID, OPT_FORCE, OPT_PERF_SCRIPT, OPT_ALLOC_REPORT,
-       OPT_PID, OPT_KERNEL, OPT_ADDRS, OPT_STRICT };
+       OPT_PID, OPT_KERNEL, OPT_ADDRS, OPT_STRICT, OPT_PPROF, OPT_SPEEDSCOPE };
 
 /* 0 ok, 1 help printed, -1 error (message printed). */
 static int parse_args(fold_args *a, int argc, char **argv)
@@ -144,6 +150,8 @@ static int parse_args(fold_args *a, int argc, char **argv)
         { "kernel", optional_argument, NULL, OPT_KERNEL },
         { "addrs", no_argument, NULL, OPT_ADDRS },
         { "strict", no_argument, NULL, OPT_STRICT },
+        { "pprof", required_argument, NULL, OPT_PPROF },
+        { "speedscope", required_argument, NULL, OPT_SPEEDSCOPE },
         { "help", no_argument, NULL, 'h' },
         { NULL, 0, NULL, 0 },
     };
@@ -198,6 +206,8 @@ static int parse_args(fold_args *a, int argc, char **argv)
             break;
         case OPT_ADDRS: a->text.addrs = 1; break;
         case OPT_STRICT: a->text.strict = 1; break;
+        case OPT_PPROF: a->pprof_path = optarg; break;
+        case OPT_SPEEDSCOPE: a->speedscope_path = optarg; break;
         case 'h': usage(stdout); return 1;
         default: usage(stderr); return -1;
         }
@@ -268,15 +278,23 @@ int main(int argc, char **argv)
         goto done;
     }
     sprof_inputs_free(&in);
-    if (sprof_out_open(&out, a.out_path ? a.out_path : "-", err, sizeof err) != 0)
+    sprof_export_options xo = { a.fmt.weight_cpu, NULL };
+    if (a.pprof_path && sprof_export_pprof(&p, &xo, a.pprof_path, err, sizeof err) != 0)
         goto done;
-    long distinct = ex->fn(&p, out.fp, &a, err, sizeof err);
-    if (distinct < 0) {
-        sprof_out_abort(&out);
+    if (a.speedscope_path && sprof_export_speedscope(&p, &xo, a.speedscope_path, err, sizeof err) != 0)
         goto done;
+    long distinct = (long)p.nstacks;
+    if (a.out_path || (!a.pprof_path && !a.speedscope_path)) {
+        if (sprof_out_open(&out, a.out_path ? a.out_path : "-", err, sizeof err) != 0)
+            goto done;
+        distinct = ex->fn(&p, out.fp, &a, err, sizeof err);
+        if (distinct < 0) {
+            sprof_out_abort(&out);
+            goto done;
+        }
+        if (sprof_out_commit(&out, err, sizeof err) != 0)
+            goto done;
     }
-    if (sprof_out_commit(&out, err, sizeof err) != 0)
-        goto done;
     print_stats(&p, (size_t)distinct);
     ok = 1;
 done:
