@@ -161,19 +161,19 @@ static void write_table(FILE *out, const sprof_diff_table *t, sprof_diff_row **r
     fprintf(out, " (%llu samples)\nafter:  ", (unsigned long long)sides[0].samples);
     print_files(out, &sides[1]);
     fprintf(out, " (%llu samples)\n\n", (unsigned long long)sides[1].samples);
-    fprintf(out, "%-33s   %-33s\n", "               self %", "               total %");
-    fprintf(out, "%8s %8s %9s %-4s   %8s %8s %9s %-4s  %s\n", "before", "after", "change", "sig", "before",
-            "after", "change", "sig", o->lines ? ".rb line (method)" : "method");
+    fprintf(out, "%s   %s\n", "------------ self % ------------", "------------ total % -----------");
+    fprintf(out, "%8s %8s %9s %-4s   %8s %8s %9s %-4s  %-7s  %s\n", "before", "after", "change", "sig", "before",
+            "after", "change", "sig", "class", o->lines ? ".rb line (method)" : "method");
     size_t shown = 0;
     for (size_t i = 0; i < nrows; i++) {
         const sprof_diff_row *r = rows[i];
         if (hidden(t, r, o->min_pp))
             continue;
         shown++;
-        fprintf(out, "%8.2f %8.2f %+9.2f %-4s   %8.2f %8.2f %+9.2f %-4s  %s", share(r->self[0], t->n[0]),
+        fprintf(out, "%8.2f %8.2f %+9.2f %-4s   %8.2f %8.2f %+9.2f %-4s  %-7s  %s", share(r->self[0], t->n[0]),
                 share(r->self[1], t->n[1]), sprof_diff_self_pp(t, r), mark(r->self_q, o->alpha),
                 share(r->total[0], t->n[0]), share(r->total[1], t->n[1]), sprof_diff_total_pp(t, r),
-                mark(r->total_q, o->alpha), r->key);
+                mark(r->total_q, o->alpha), cost_word(r->cost), r->key);
         if (o->lines && strcmp(r->method, r->key) != 0)
             fprintf(out, " (%s)", r->method);
         fputc('\n', out);

@@ -47,7 +47,7 @@ def table_rows(text):
     """method -> (self_b, self_a, self_pp, self_sig, tot_b, tot_a, tot_pp, tot_sig)."""
     rows = {}
     for line in text.splitlines():
-        m = re.match(r"\s*([\d.]+)\s+([\d.]+)\s+([+-][\d.]+) (.{4})   \s*([\d.]+)\s+([\d.]+)\s+([+-][\d.]+) (.{4})  (.+)$", line)
+        m = re.match(r"\s*([\d.]+)\s+([\d.]+)\s+([+-][\d.]+) (.{4})   \s*([\d.]+)\s+([\d.]+)\s+([+-][\d.]+) (.{4})  \S+\s+(.+)$", line)
         if m:
             g = m.groups()
             rows[g[8]] = (float(g[0]), float(g[1]), float(g[2]), g[3].strip(), float(g[4]), float(g[5]),
