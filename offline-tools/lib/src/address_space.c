@@ -5,6 +5,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/auxv.h>
 
 sprof_module *sprof_module_get(sprof_module_cache *c, const char *path, const uint8_t *build_id,
                                uint32_t build_id_len, int is_main)
@@ -43,11 +44,47 @@ sprof_module *sprof_module_get(sprof_module_cache *c, const char *path, const ui
     return m;
 }
 
+/* This process's own vDSO text mapping, from /proc/self/maps. */
+static int own_vdso(const void **data, size_t *size)
+{
+    unsigned long base = getauxval(AT_SYSINFO_EHDR);
+    FILE *f = fopen("/proc/self/maps", "r");
+    if (!base || !f) {
+        if (f)
+            fclose(f);
+        return -1;
+    }
+    char line[512];
+    int rc = -1;
+    while (fgets(line, sizeof line, f)) {
+        unsigned long lo, hi;
+        if (strstr(line, "[vdso]") && sscanf(line, "%lx-%lx", &lo, &hi) == 2 && lo == base) {
+            *data = (const void *)lo;
+            *size = hi - lo;
+            rc = 0;
+            break;
+        }
+    }
+    fclose(f);
+    return rc;
+}
+
 sprof_elf_module *sprof_module_elf(sprof_module *m)
 {
     if (m->elf_state == 0) {
         m->elf_state = -1;
         char err[512];
+        /* The traced process's vDSO is not a file. Traces are usually folded
+         * on the machine that recorded them: use our own vDSO when its size
+         * matches the traced mapping (same kernel build, in practice). */
+        const void *vdso;
+        size_t vdso_size;
+        if (strcmp(m->path, "[vdso]") == 0 && m->mapped_size && own_vdso(&vdso, &vdso_size) == 0 &&
+            vdso_size == m->mapped_size &&
+            (m->elf = sprof_elf_open_mem(vdso, vdso_size, "[vdso]", err, sizeof err)) != NULL) {
+            m->elf_state = 1;
+            return m->elf;
+        }
         /* "[vdso]", "[anon:...]", deleted files: nothing to read */
         if (m->path[0] == '/' && (m->elf = sprof_elf_open(m->path, err, sizeof err)) != NULL) {
             if (m->build_id_len == 0 || (m->elf->build_id_len == m->build_id_len &&

@@ -22,6 +22,7 @@ typedef struct sprof_module {
     uint8_t build_id[32]; /* as recorded in the trace */
     uint32_t build_id_len;
     int is_main;          /* symbolized through the symmap */
+    uint64_t mapped_size; /* size of its executable mapping in the trace (for [vdso]) */
     int elf_state;        /* 0 not tried, 1 open and matching, -1 unusable */
     sprof_elf_module *elf;
 } sprof_module;

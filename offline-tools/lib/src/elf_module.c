@@ -302,6 +302,8 @@ static void load_debug_symbols(sprof_elf_module *m, sym_list *syms)
     munmap(map, size);
 }
 
+static sprof_elf_module *parse(sprof_elf_module *m, const char *path, char *err, size_t errlen);
+
 sprof_elf_module *sprof_elf_open(const char *path, char *err, size_t errlen)
 {
     sprof_elf_module *m = calloc(1, sizeof *m);
@@ -315,6 +317,26 @@ sprof_elf_module *sprof_elf_open(const char *path, char *err, size_t errlen)
         sprof_elf_close(m);
         return NULL;
     }
+    return parse(m, path, err, errlen);
+}
+
+sprof_elf_module *sprof_elf_open_mem(const void *data, size_t size, const char *name, char *err,
+                                     size_t errlen)
+{
+    sprof_elf_module *m = calloc(1, sizeof *m);
+    if (!m || !(m->path = strdup(name))) {
+        free(m);
+        snprintf(err, errlen, "%s: out of memory", name);
+        return NULL;
+    }
+    m->map = (void *)data;
+    m->map_size = size;
+    m->borrowed = 1;
+    return parse(m, name, err, errlen);
+}
+
+static sprof_elf_module *parse(sprof_elf_module *m, const char *path, char *err, size_t errlen)
+{
     elf_view v;
     if (view_open(&v, m->map, m->map_size, path, err, errlen) != 0) {
         sprof_elf_close(m);
@@ -368,7 +390,7 @@ void sprof_elf_close(sprof_elf_module *m)
 {
     if (!m)
         return;
-    if (m->map)
+    if (m->map && !m->borrowed)
         munmap(m->map, m->map_size);
     if (m->debug_map)
         munmap(m->debug_map, m->debug_map_size);

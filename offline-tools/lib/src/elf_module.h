@@ -21,6 +21,7 @@ typedef struct sprof_elf_module {
     char *path;
     void *map;          /* whole file, read-only */
     size_t map_size;
+    int borrowed;       /* map not ours (sprof_elf_open_mem) */
     uint8_t build_id[32];
     uint32_t build_id_len;
     sprof_segment *segments; /* PT_LOAD */
@@ -42,6 +43,10 @@ typedef struct sprof_elf_module {
 
 /* Open and parse `path`. NULL + one line in err if unreadable or malformed. */
 sprof_elf_module *sprof_elf_open(const char *path, char *err, size_t errlen);
+/* Same over an image already in memory (not copied, not unmapped on
+ * close), e.g. this process's own vDSO; `name` names it in errors. */
+sprof_elf_module *sprof_elf_open_mem(const void *data, size_t size, const char *name, char *err,
+                                     size_t errlen);
 void sprof_elf_close(sprof_elf_module *m);
 
 /* File offset -> link-time vaddr through PT_LOAD; 0 ok, -1 none covers it. */

@@ -42,12 +42,18 @@ int sprof_is_main(const char *c_name)
     return base_is(c_name, "main");
 }
 
-int sprof_is_libc_start(const char *c_name)
+int sprof_is_process_start(const char *c_name)
 {
     static const char *const set[] = {
-        "_start", "__libc_start_main", "__libc_start_main_impl", "__libc_start_call_main",
-        "start_thread", "clone", "clone3", "__clone", "__clone3", "__clone_internal",
-        NULL,
+        "_start", "__libc_start_main", "__libc_start_main_impl", "__libc_start_call_main", NULL,
+    };
+    return base_in(c_name, set);
+}
+
+int sprof_is_thread_start(const char *c_name)
+{
+    static const char *const set[] = {
+        "start_thread", "clone", "clone3", "__clone", "__clone3", "__clone_internal", NULL,
     };
     return base_in(c_name, set);
 }

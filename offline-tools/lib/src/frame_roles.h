@@ -12,8 +12,10 @@ int sprof_is_gc_root_helper(const char *c_name);
 int sprof_is_fiber_base(const char *c_name);
 /* main */
 int sprof_is_main(const char *c_name);
-/* _start, __libc_start_main, __libc_start_call_main, start_thread, clone3, ...:
- * the libc frames outside main or a thread's start routine. */
-int sprof_is_libc_start(const char *c_name);
+/* _start, __libc_start_main, __libc_start_call_main: libc's frames outside
+ * main. Reaching them WITHOUT main means main's frame was lost. */
+int sprof_is_process_start(const char *c_name);
+/* start_thread, clone, clone3: libc's frames outside a thread's start routine. */
+int sprof_is_thread_start(const char *c_name);
 
 #endif

@@ -149,6 +149,8 @@ static int read_trace(loader *L, trace_state *T, sprof_trace *t, char *err, size
                 break;
             sprof_module *mod = sprof_module_get(&L->modules, m->path ? m->path : "", m->build_id,
                                                  m->build_id_len, 0);
+            if (mod && !mod->mapped_size)
+                mod->mapped_size = m->end - m->start;
             if (!mod || sprof_as_add(&T->as, m->start, m->end, m->file_offset, mod) != 0) {
                 snprintf(err, errlen, "%s: out of memory", T->path);
                 return -1;

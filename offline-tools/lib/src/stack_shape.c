@@ -35,18 +35,29 @@ uint32_t sprof_shape_stack(sprof_profile *p, uint32_t *stack, uint32_t n, int *c
         }
     }
     if (!*complete) {
+        /* A thread: drop start_thread/clone3 outside its start routine. */
         for (uint32_t i = n; i-- > 1;) {
-            if (sprof_is_libc_start(p->frames[stack[i]].c_name)) {
+            if (sprof_is_thread_start(p->frames[stack[i]].c_name)) {
                 uint32_t j = i;
-                while (j > 1 && sprof_is_libc_start(p->frames[stack[j - 1]].c_name))
+                while (j > 1 && sprof_is_thread_start(p->frames[stack[j - 1]].c_name))
                     j--;
                 n = j;
                 *complete = 1;
                 break;
             }
         }
-        if (!*complete && n > 0 && sprof_is_libc_start(p->frames[stack[n - 1]].c_name))
-            *complete = 1; /* the sample is in the start code itself */
+    }
+    if (!*complete && n > 0) {
+        /* A sample in the start code itself is complete; a stack that
+         * reaches libc's process start without main has lost frames and
+         * keeps what it has, marked incomplete. */
+        uint32_t k;
+        for (k = 0; k < n; k++) {
+            const char *c = p->frames[stack[k]].c_name;
+            if (!sprof_is_process_start(c) && !sprof_is_thread_start(c))
+                break;
+        }
+        *complete = k == n;
     }
     /* GC-root bookkeeping helpers are inlined around calls; outside the
      * leaf they are attribution noise between Ruby frames. */

@@ -2,9 +2,10 @@
  *  - a fiber stack is rooted at a synthetic [Fiber] frame above the fiber
  *    body (the stale chain through __start_context/sp_fiber_trampoline
  *    back into whoever resumed it is dropped);
- *  - otherwise the stack is rooted at the outermost `main`, or at a
- *    thread's start routine (libc start frames: _start, __libc_start_main,
- *    start_thread, clone3 outside it are dropped);
+ *  - otherwise the stack is rooted at the outermost `main` (libc's _start,
+ *    __libc_start_main, __libc_start_call_main outside it are dropped), or
+ *    at a thread's start routine (start_thread, clone3 dropped);
+ *  - a stack that reaches neither keeps all its frames and is incomplete;
  *  - GC-root bookkeeping helpers (sp_gc_cleanup, _sp_gc_root_push/pop, ...)
  *    are dropped everywhere but the leaf.
  * Internal to offline-tools/lib. */
@@ -19,8 +20,8 @@
 uint32_t sprof_synthetic_frame(sprof_profile *p, const char *name, uint8_t kind);
 
 /* stack: frame indices LEAF FIRST, n of them; shaped in place. Returns the
- * new count; *complete = 1 if the stack reaches main, a thread start, libc
- * start code or a fiber base. */
+ * new count; *complete = 1 if the stack reaches main, a thread start or a
+ * fiber base (or the sample is in libc's start code itself). */
 uint32_t sprof_shape_stack(sprof_profile *p, uint32_t *stack, uint32_t n, int *complete);
 
 #endif
