@@ -11,8 +11,8 @@ typedef int64_t mrb_int;
 
 /* ---- runtime part compiled into the program (no .rb #line) ---- */
 static size_t sp_gc_bytes;
-static void **sp_gc_roots[256];
-static int sp_gc_nroots;
+void **sp_gc_roots[256]; /* extern: the root stores must survive -O2 */
+int sp_gc_nroots;
 volatile mrb_int sp_scale_calls;
 
 __attribute__((noinline)) static void *sp_gc_alloc(size_t n)

@@ -43,6 +43,19 @@ done
     fail "inline_callers disagrees"
 [ $found42 = 1 ] || fail "no PC of the second inlined scale() call (run line 42) found"
 
+# --- nested inline tree: the GC-root cleanup inlined into Vec2#+ gives
+#     [_sp_gc_root_pop, sp_gc_cleanup, Vec2#+], collector code classed gc ---
+set -- $(nm -S "$WORK/fixture" | awk '$4 ~ /^sp_Vec2__plus(\.|$)/ { print $1, $2 }')
+a=$((0x$1)); end=$((0x$1 + 0x$2)); : > "$WORK/pcs"
+while [ $a -lt $end ]; do printf '0x%x\n' $a >> "$WORK/pcs"; a=$((a + 1)); done
+"$SYMMAP" --lookup "$WORK/fixture.symmap" $(cat "$WORK/pcs") > "$WORK/plus.lookup"
+awk '/#0 _sp_gc_root_pop  \(runtime, gc, inlined\)/ { s = 1; next }
+     s == 1 && /#1 sp_gc_cleanup  \(runtime, gc, inlined\)/ { s = 2; next }
+     s == 2 && /#2 Vec2#\+  \(imeth, user\)  fixture.rb:10/ { found = 1 }
+     { s = 0 } END { exit !found }' "$WORK/plus.lookup" ||
+    fail "no [_sp_gc_root_pop, sp_gc_cleanup, Vec2#+] chain in Vec2#+"
+grep -q '#0 _sp_gc_root_push  (runtime, gc, inlined)' "$WORK/plus.lookup" || fail "no inlined _sp_gc_root_push frame"
+
 # --- determinism: rebuild the same binary, regenerate, compare bytes ---
 cp "$WORK/fixture.symmap" "$WORK/first.symmap"
 rm -f "$WORK/fixture" "$WORK/fixture.symmap"
@@ -73,6 +86,26 @@ build_fixture fixture_nomap -O2 -g -fno-omit-frame-pointer -fPIE -pie
 addr=$(nm "$WORK/fixture_nomap" | awk '$3 ~ /^sp_Vec2__plus/ { print $1 }')
 "$SYMMAP" --lookup "$WORK/fixture_nomap.symmap" "0x$addr" | grep -q '#0 Vec2#+  (imeth, user, approx)' ||
     fail "demangled Vec2#+ not found (approx)"
+
+# --- DWARF 4 (.debug_ranges, 1-based file indexes) ---
+build_fixture fixture_dw4 -O2 -gdwarf-4 -fno-omit-frame-pointer -fPIE -pie
+cp "$HERE/fixture.symbols.json" "$WORK/fixture_dw4.symbols.json"
+"$SYMMAP" --quiet "$WORK/fixture_dw4" || fail "DWARF 4 build failed"
+check_all_functions "$WORK/fixture_dw4" "$WORK/fixture_dw4.symmap"
+[ "$(inline_callers "$WORK/fixture_dw4.symmap" "$WORK/fixture_dw4" sp_run | tr '\n' ' ')" = "39 42 " ] ||
+    fail "DWARF 4: inlined scale() not found at run lines 39 and 42"
+
+# --- clang (DWARF 5 from another producer), when installed ---
+if command -v clang > /dev/null 2>&1; then
+    CC_FOR_TESTS=clang build_fixture fixture_clang -O2 -g -fno-omit-frame-pointer -fPIE -pie
+    cp "$HERE/fixture.symbols.json" "$WORK/fixture_clang.symbols.json"
+    "$SYMMAP" --quiet "$WORK/fixture_clang" || fail "clang build failed"
+    [ "$(inline_callers "$WORK/fixture_clang.symmap" "$WORK/fixture_clang" sp_run | tr '\n' ' ')" = "39 42 " ] ||
+        fail "clang: inlined scale() not found at run lines 39 and 42"
+    addr=$(nm "$WORK/fixture_clang" | awk '$3 == "sp_fib" { print $1 }')
+    "$SYMMAP" --lookup "$WORK/fixture_clang.symmap" "0x$addr" | grep -q '#0 fib  (toplevel, user)  fixture.rb:3[01]' ||
+        fail "clang: sp_fib not fib at fixture.rb"
+fi
 
 # --- non-PIE ---
 build_fixture fixture_nopie -O2 -g -fno-omit-frame-pointer -fno-pie -no-pie
