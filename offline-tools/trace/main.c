@@ -19,7 +19,7 @@ static const char *thread_event(uint32_t e)
 
 static void print_flags(FILE *o, uint32_t f)
 {
-    static const char *names[] = {"truncated", "offcpu", "fp_scanned", "chain_broken", "kernel_chain"};
+    static const char *names[] = {"truncated", "offcpu", "fp_scanned", "chain_broken", "kernel_chain", "off_stack"};
     int first = 1;
     for (unsigned i = 0; i < sizeof names / sizeof names[0]; i++)
         if (f & (1u << i)) {

@@ -110,7 +110,12 @@ static void reset_counters(void)
 static int choose_mechanism(void)
 {
     const struct sprof_config *c = &g_sprof.cfg;
-    if (c->mode == SPROF_MODE_WALL) return SPROF_MECH_WALL;
+    if (c->mode == SPROF_MODE_WALL) {
+        /* no signals at all when perf_event is allowed: nothing can see EINTR */
+        if ((!c->forced_mech || c->forced_mech == SPROF_MECH_PERF_EVENT) && sprof_perf_probe() == 0)
+            return SPROF_MECH_WALL_PERF;
+        return SPROF_MECH_WALL;
+    }
     if (c->forced_mech && c->forced_mech != SPROF_MECH_PERF_EVENT) return c->forced_mech;
     if (sprof_perf_probe() == 0) return SPROF_MECH_PERF_EVENT;
     if (c->forced_mech == SPROF_MECH_PERF_EVENT)
@@ -138,14 +143,18 @@ static void start_common(void)
     g_sprof.mech = choose_mechanism();
 
     sprof_maps_scan(0); /* exec table before the first sample */
-    int ok = g_sprof.mech == SPROF_MECH_PERF_EVENT || start_signals() == 0;
+    int ok;
+    if (g_sprof.mech == SPROF_MECH_PERF_EVENT) ok = 1;
+    else if (g_sprof.mech == SPROF_MECH_WALL_PERF) ok = sprof_sampler_start() == 0;
+    else ok = start_signals() == 0;
     if (ok) {
         atomic_store(&g_sprof.running, 1);
-        if (!sprof_thread_register() && g_sprof.mech == SPROF_MECH_PERF_EVENT) {
+        if (!sprof_thread_register() && sprof_uses_perf()) {
             /* event opened in the probe but the ring mmap failed (mlock limit) */
-            sprof_warn("perf_event ring buffer unavailable (%s); using cpuclock", strerror(errno));
+            sprof_warn("perf_event ring buffer unavailable (%s); using signals", strerror(errno));
             atomic_store(&g_sprof.running, 0);
-            g_sprof.mech = SPROF_MECH_CPUCLOCK_PACED;
+            sprof_sampler_stop();
+            g_sprof.mech = g_sprof.mech == SPROF_MECH_WALL_PERF ? SPROF_MECH_WALL : SPROF_MECH_CPUCLOCK_PACED;
             ok = start_signals() == 0;
             if (ok) {
                 atomic_store(&g_sprof.running, 1);
@@ -190,7 +199,7 @@ void sprof_stop(void)
     atomic_store(&g_sprof.running, 0);
     sprof_sampler_stop();
     sprof_signal_uninstall();
-    if (g_sprof.mech == SPROF_MECH_PERF_EVENT && sprof_self) sprof_perf_thread_stop(sprof_self);
+    if (sprof_uses_perf() && sprof_self) sprof_perf_thread_stop(sprof_self);
     sprof_writer_finish();
 }
 

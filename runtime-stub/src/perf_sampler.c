@@ -164,8 +164,14 @@ static void handle_sample(struct sprof_thread *t, const uint8_t *p, uint32_t len
     rec->time_ns = time;
     rec->weight_ns = value > t->perf_last_count ? value - t->perf_last_count : 0;
     t->perf_last_count = value;
-    uint32_t size = sprof_build_from_dump(rec, rec_cap, regs[REG_IDX_PC], regs[REG_IDX_SP], regs[REG_IDX_FP], kchain,
-                                          nk, nuser >= chain_max, dump, dyn, t->stack_hi, g_sprof.cfg.max_depth);
+    if (g_sprof.mech == SPROF_MECH_WALL_PERF) rec->weight_ns += atomic_exchange(&t->wait_ns, 0);
+    uint64_t sp = regs[REG_IDX_SP], stack_hi = t->stack_hi;
+    if (!(sp >= t->stack_lo && sp < t->stack_hi)) {
+        rec->flags |= SPROF_SAMPLE_OFF_STACK;
+        stack_hi = sp + SPROF_FIBER_WINDOW;
+    }
+    uint32_t size = sprof_build_from_dump(rec, rec_cap, regs[REG_IDX_PC], sp, regs[REG_IDX_FP], kchain, nk,
+                                          nuser >= chain_max, dump, dyn, stack_hi, g_sprof.cfg.max_depth);
     if (!size) return;
     if (rec->flags & SPROF_SAMPLE_TRUNCATED) g_sprof.samples_truncated++;
     g_sprof.samples_written++;

@@ -58,7 +58,7 @@ struct sprof_thread *sprof_thread_register(void)
     atomic_store(&t->last_wall_ns, t->start_ns);
 
     int ok;
-    if (g_sprof.mech == SPROF_MECH_PERF_EVENT) {
+    if (sprof_uses_perf()) {
         ok = sprof_perf_thread_start(t) == 0;
     } else {
         uint32_t need = sprof_max_record_size(g_sprof.cfg.max_depth);
@@ -93,7 +93,7 @@ void sprof_thread_unregister(void)
     sigset_t all, old;
     sigfillset(&all);
     pthread_sigmask(SIG_BLOCK, &all, &old);
-    if (g_sprof.mech == SPROF_MECH_PERF_EVENT) sprof_perf_thread_stop(t);
+    if (sprof_uses_perf()) sprof_perf_thread_stop(t);
     else sprof_signal_thread_stop(t);
     sprof_self = NULL;
     t->final_cpu_ns = sprof_now_ns(CLOCK_THREAD_CPUTIME_ID);

@@ -70,6 +70,8 @@ struct sprof_thread {
     _Atomic uint64_t last_wall_ns; /* wall mode: time of previous sample */
     _Atomic int pending;         /* pacer sent a signal not yet handled */
     _Atomic int offcpu_hint;     /* wall mode: thread was not running when signalled */
+    _Atomic uint64_t wait_ns;    /* wall_perf: runnable-but-waiting time, added to the next on-CPU sample */
+    uint64_t look_cpu_ns;        /* wall_perf sampler: thread CPU at its previous look */
     uint64_t pacer_next_cpu_ns;  /* pacer: thread CPU at which the next signal is due */
     timer_t ptimer;
     void *altstack;
@@ -131,6 +133,12 @@ static inline uint64_t sprof_now_ns(clockid_t c)
     return (uint64_t)ts.tv_sec * 1000000000ull + (uint64_t)ts.tv_nsec;
 }
 static inline uint32_t sprof_pad8(uint32_t n) { return (n + 7u) & ~7u; }
+
+static inline int sprof_uses_perf(void)
+{
+    return g_sprof.mech == SPROF_MECH_PERF_EVENT || g_sprof.mech == SPROF_MECH_WALL_PERF;
+}
+static inline int sprof_is_wall(void) { return g_sprof.mech == SPROF_MECH_WALL || g_sprof.mech == SPROF_MECH_WALL_PERF; }
 
 /* config.c */
 SPROF_HIDDEN int sprof_config_load(struct sprof_config *c);

@@ -99,7 +99,7 @@ static void offcpu_sample(struct sprof_thread *t, struct proc_fds *p, uint8_t *r
     if (n <= 0) return;
     buf[n] = 0;
     if (!strncmp(buf, "running", 7)) { /* woke up meanwhile: sample it on CPU */
-        tgkill_tid(t->tid, g_sprof.sig);
+        if (g_sprof.mech == SPROF_MECH_WALL) tgkill_tid(t->tid, g_sprof.sig);
         return;
     }
     /* "nr a1 a2 a3 a4 a5 a6 sp pc" or "-1 sp pc" */
@@ -123,6 +123,7 @@ static void offcpu_sample(struct sprof_thread *t, struct proc_fds *p, uint8_t *r
     rec->time_ns = now;
     rec->weight_ns = now > prev ? now - prev : 0;
     rec->flags = SPROF_SAMPLE_OFFCPU;
+    if (!(t->stack_hi && sp >= t->stack_lo && sp < t->stack_hi)) rec->flags |= SPROF_SAMPLE_OFF_STACK;
     struct sprof_walk_mem m = {.lo = sp, .hi = sp + (uint64_t)got, .copy = copy, .stack_hi = hi};
     uint32_t size = sprof_walk(rec, rec_cap, pc, sp, 0, &m, g_sprof.cfg.max_depth);
     rec->fp = 0;
@@ -167,7 +168,22 @@ static void pace_wall(void)
                 p->syscall_fd = open_task_file(t->tid, "syscall");
             }
             char st = p->stat_fd >= 0 ? thread_state(p) : 'R';
-            if (st == 'R' || st == 0 || p->syscall_fd < 0) {
+            if (g_sprof.mech == SPROF_MECH_WALL_PERF) {
+                /* Runnable time the task clock did not see (waiting for a CPU)
+                 * goes to the thread's next on-CPU sample, as a late signal's
+                 * weight would in the signal-driven wall mechanism. */
+                uint64_t wnow = sprof_now_ns(CLOCK_MONOTONIC), cpu = 0;
+                struct timespec ts;
+                if (clock_gettime(t->cpuclock, &ts) == 0) cpu = (uint64_t)ts.tv_sec * 1000000000ull + (uint64_t)ts.tv_nsec;
+                if (st == 'R' || st == 0 || p->syscall_fd < 0) {
+                    uint64_t prev = atomic_exchange(&t->last_wall_ns, wnow);
+                    if (t->look_cpu_ns && cpu >= t->look_cpu_ns && wnow > prev && wnow - prev > cpu - t->look_cpu_ns)
+                        atomic_fetch_add(&t->wait_ns, (wnow - prev) - (cpu - t->look_cpu_ns));
+                } else {
+                    offcpu_sample(t, p, rec_buf, rec_cap, copy, copy_cap);
+                }
+                t->look_cpu_ns = cpu;
+            } else if (st == 'R' || st == 0 || p->syscall_fd < 0) {
                 if (!atomic_exchange(&t->pending, 1)) {
                     if (tgkill_tid(t->tid, g_sprof.sig) != 0) atomic_store(&t->pending, 0);
                 }
@@ -191,7 +207,7 @@ static void *sampler_main(void *arg)
     (void)arg;
     prctl(PR_SET_NAME, "sprof-sampler");
     prctl(PR_SET_TIMERSLACK, 1UL); /* wake on time: default slack is 50 us */
-    if (g_sprof.mech == SPROF_MECH_WALL) pace_wall();
+    if (sprof_is_wall()) pace_wall();
     else pace_cpuclock();
     return NULL;
 }
@@ -200,7 +216,7 @@ extern int sprof_real_pthread_create(pthread_t *, const pthread_attr_t *, void *
 
 int sprof_sampler_start(void)
 {
-    if (g_sprof.mech == SPROF_MECH_WALL && sprof_ring_init(&g_sprof.aux_ring, SPROF_RING_BYTES) != 0) return -1;
+    if (sprof_is_wall() && !g_sprof.aux_ring.buf && sprof_ring_init(&g_sprof.aux_ring, SPROF_RING_BYTES) != 0) return -1;
     atomic_store(&sampler_run, 1);
     sigset_t all, old;
     sigfillset(&all);

@@ -62,6 +62,7 @@ static void on_prof_signal(int sig, siginfo_t *si, void *uc)
         m.lo = sp;
         m.hi = sp + SPROF_FIBER_WINDOW;
         m.probe = 1;
+        rec->flags |= SPROF_SAMPLE_OFF_STACK;
         m.verified_hi = (sp & ~4095ull) + 4096;
         m.stack_hi = m.hi;
     }

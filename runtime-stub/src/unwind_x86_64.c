@@ -104,16 +104,25 @@ static uint32_t finish(struct sprof_rec_sample *rec, uint32_t cap, const uint32_
     return size;
 }
 
-static uint32_t collect_candidates(struct sprof_walk_mem *m, uint64_t sp, uint64_t end, uint64_t stack_hi,
-                                   uint32_t *coff, uint64_t *cval)
+/* Candidates: every word in [sp, sp + window) that points into an
+ * executable mapping or into the stack, except the words of the frame
+ * records already in the chain. Not only below the first record: a scanned
+ * first record can be a frameless function's "push rbp" and a frameless
+ * function in the middle of the chain leaves its caller's return address
+ * between two records; the offline CFI unwinder needs both. */
+static uint32_t collect_candidates(struct sprof_walk_mem *m, uint64_t sp, uint64_t stack_hi, const uint32_t *fpoff,
+                                   uint32_t nframes, uint32_t *coff, uint64_t *cval)
 {
-    uint32_t n = 0;
-    if (end > sp + SPROF_CAND_WINDOW) end = sp + SPROF_CAND_WINDOW;
+    uint32_t n = 0, f = 0;
+    uint64_t end = sp + SPROF_CAND_WINDOW;
     for (uint64_t a = (sp + 7) & ~7ull; a + 8 <= end && n < MAX_CAND; a += 8) {
+        uint32_t off = (uint32_t)(a - sp);
+        while (f < nframes && (fpoff[f] == SPROF_FPOFF_UNKNOWN || fpoff[f] + 8 < off)) f++;
+        if (f < nframes && (off == fpoff[f] || off == fpoff[f] + 8)) continue;
         uint64_t v;
         if (!mem_read(m, a, &v)) break;
         if (sprof_is_exec(v) || (v >= sp && v < stack_hi)) {
-            coff[n] = (uint32_t)(a - sp);
+            coff[n] = off;
             cval[n] = v;
             n++;
         }
@@ -130,7 +139,7 @@ static uint64_t first_record(struct sprof_walk_mem *m, uint64_t sp, uint64_t fp,
     uint64_t end = sp + SPROF_CAND_WINDOW;
     for (uint64_t a = (sp + 7) & ~7ull; a + 16 <= end; a += 8) {
         if (!mem_read(m, a, &next)) break;
-        if (!next_is_record_link(m, a, next)) continue;
+        if (next != 0 && !next_is_record_link(m, a, next)) continue;
         if (frame_record(m, a, &next, &ret)) {
             *flags |= SPROF_SAMPLE_FP_SCANNED;
             return a;
@@ -155,8 +164,6 @@ uint32_t sprof_walk(struct sprof_rec_sample *rec, uint32_t cap, uint64_t pc, uin
 
     uint64_t rec_at = first_record(m, sp, fp, &flags);
     rec->fp0_off = rec_at ? (uint32_t)(rec_at - sp) : SPROF_FPOFF_UNKNOWN;
-    a.ncand = collect_candidates(m, sp, rec_at ? rec_at : m->hi, m->stack_hi, coff, cval);
-
     while (rec_at) {
         uint64_t next, r;
         if (!frame_record(m, rec_at, &next, &r)) {
@@ -177,6 +184,7 @@ uint32_t sprof_walk(struct sprof_rec_sample *rec, uint32_t cap, uint64_t pc, uin
         }
         rec_at = next;
     }
+    a.ncand = collect_candidates(m, sp, m->stack_hi, fpoff, a.nframes, coff, cval);
     rec->flags |= flags;
     return finish(rec, cap, fpoff, coff, cval, a);
 }
@@ -212,7 +220,6 @@ uint32_t sprof_build_from_dump(struct sprof_rec_sample *rec, uint32_t cap, uint6
     }
     if (fp_ok) {
         rec->fp0_off = (uint32_t)(fp - sp);
-        a.ncand = collect_candidates(&m, sp, fp, stack_hi > sp ? stack_hi : m.hi, coff, cval);
         uint64_t at = fp;
         for (uint32_t i = 0; i < nk; i++) {
             if (a.nframes >= max_depth) {
@@ -236,7 +243,6 @@ uint32_t sprof_build_from_dump(struct sprof_rec_sample *rec, uint32_t cap, uint6
         uint64_t at = first_record(&m, sp, fp < sp ? 0 : fp, &flags);
         flags |= SPROF_SAMPLE_FP_SCANNED;
         rec->fp0_off = at ? (uint32_t)(at - sp) : SPROF_FPOFF_UNKNOWN;
-        a.ncand = collect_candidates(&m, sp, at ? at : m.hi, stack_hi > sp ? stack_hi : m.hi, coff, cval);
         while (at) {
             uint64_t next, r;
             if (!frame_record(&m, at, &next, &r)) {
@@ -258,6 +264,7 @@ uint32_t sprof_build_from_dump(struct sprof_rec_sample *rec, uint32_t cap, uint6
             at = next;
         }
     }
+    a.ncand = collect_candidates(&m, sp, stack_hi > sp ? stack_hi : m.hi, fpoff, a.nframes, coff, cval);
     rec->flags |= flags;
     return finish(rec, cap, fpoff, coff, cval, a);
 }

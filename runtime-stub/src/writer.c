@@ -185,7 +185,7 @@ static void emit_stats(void)
     s.samples_truncated = g_sprof.samples_truncated;
     s.signals_lost = lost;
     s.cpu_ns_total = cpu;
-    if (g_sprof.cfg.mode == SPROF_MODE_WALL) {
+    if (sprof_is_wall()) {
         /* wall mode: samples per wall second, summed over threads */
         uint64_t wall = sprof_now_ns(CLOCK_MONOTONIC) - g_sprof.start_mono_ns;
         s.achieved_millihz = wall ? (uint64_t)((double)s.samples_written * 1e12 / (double)wall) : 0;
@@ -217,7 +217,7 @@ void sprof_drain_all(void)
             }
             t->name_check_ns = now + 500000000ull;
         }
-        if (g_sprof.mech == SPROF_MECH_PERF_EVENT) sprof_perf_drain(t);
+        if (sprof_uses_perf()) sprof_perf_drain(t);
         else sprof_ring_drain(&t->ring, append_sample);
         if (st == SLOT_EXITED) {
             sprof_emit_thread(t->tid, SPROF_THREAD_EXIT, t->name);
@@ -230,8 +230,8 @@ void sprof_drain_all(void)
 static uint64_t writer_period_ns(void)
 {
     /* keep each ring at most ~1/4 full between passes; 5..100 ms */
-    uint64_t per_sample = g_sprof.mech == SPROF_MECH_PERF_EVENT ? 1600 : 400;
-    uint64_t ring = g_sprof.mech == SPROF_MECH_PERF_EVENT ? 64 * 4096 : SPROF_RING_BYTES;
+    uint64_t per_sample = sprof_uses_perf() ? 1600 : 400;
+    uint64_t ring = sprof_uses_perf() ? 64 * 4096 : SPROF_RING_BYTES;
     uint64_t ns = ring * 1000000000ull / 4 / (per_sample * g_sprof.cfg.hz);
     if (ns < 5000000ull) ns = 5000000ull;
     if (ns > 100000000ull) ns = 100000000ull;

@@ -10,6 +10,7 @@ const char *sprof_mechanism_name(uint32_t mech)
     case SPROF_MECH_POSIX_TIMER: return "posix_timer";
     case SPROF_MECH_ITIMER: return "itimer";
     case SPROF_MECH_WALL: return "wall";
+    case SPROF_MECH_WALL_PERF: return "wall_perf";
     default: return "unknown";
     }
 }

@@ -43,6 +43,9 @@ enum sprof_mechanism {
     SPROF_MECH_POSIX_TIMER = 3,    /* timer_create(CLOCK_THREAD_CPUTIME_ID) per thread */
     SPROF_MECH_ITIMER = 4,         /* setitimer(ITIMER_PROF) */
     SPROF_MECH_WALL = 5,           /* wall-clock mode: sampler thread signals every thread */
+    SPROF_MECH_WALL_PERF = 6,      /* wall-clock mode without signals: on-CPU samples from per-thread
+                                    * perf_event task-clock events, off-CPU samples taken by the
+                                    * sampler thread from blocked threads' stacks */
 };
 
 enum sprof_mode { SPROF_MODE_CPU = 0, SPROF_MODE_WALL = 1 };
@@ -86,6 +89,10 @@ enum sprof_sample_flags {
     SPROF_SAMPLE_FP_SCANNED = 1u << 2,   /* rbp was not a valid frame; chain start found by stack scan */
     SPROF_SAMPLE_CHAIN_BROKEN = 1u << 3, /* walk stopped at an invalid frame pointer (not at the outermost frame) */
     SPROF_SAMPLE_KERNEL_CHAIN = 1u << 4, /* chain collected by the kernel (perf_event) */
+    SPROF_SAMPLE_OFF_STACK = 1u << 5,    /* sp was outside the thread's own stack (ucontext fiber,
+                                          * alternate signal stack): with KERNEL_CHAIN the chain may
+                                          * continue past the fiber's root (makecontext's
+                                          * __start_context) into stale frames; cut it there */
 };
 
 #define SPROF_FPOFF_UNKNOWN 0xffffffffu

@@ -1,0 +1,175 @@
+#!/bin/sh
+# Runtime-stub tests. Usage: rt_test.sh FORM TEST
+#   FORM: preload (rt_prog + LD_PRELOAD=libsprof.so) or static (rt_prog_static,
+#         linked with -Wl,--whole-archive libsprof_rt.a)
+# Env from ctest: SPROF_BIN, SPROF_LIB.
+set -u
+FORM=$1
+TEST=$2
+BIN=${SPROF_BIN:?}
+LIB=${SPROF_LIB:?}
+CHECK="$BIN/rt_trace_check"
+DIR=$(mktemp -d "${TMPDIR:-/tmp}/sprof-rt-XXXXXX")
+trap 'rm -rf "$DIR"' EXIT
+cd "$DIR" || exit 2
+
+if [ "$FORM" = preload ]; then
+    PROG="$BIN/rt_prog"
+    PRELOAD="$LIB/libsprof.so"
+else
+    PROG="$BIN/rt_prog_static"
+    PRELOAD=
+fi
+
+# run ENV... -- ARGS: runs the program with the profiler env, output in $DIR/out
+run() {
+    env_args=
+    while [ "$1" != -- ]; do env_args="$env_args $1"; shift; done
+    shift
+    if [ -n "$PRELOAD" ]; then
+        env $env_args LD_PRELOAD="$PRELOAD" "$PROG" "$@" > "$DIR/out"
+    else
+        env $env_args "$PROG" "$@" > "$DIR/out"
+    fi
+}
+
+die() { echo "FAIL: $*" >&2; cat "$DIR/out" >&2 2>/dev/null; exit 1; }
+
+mech_of() { "$BIN/sprof-trace" info "$1" | sed -n 's/^mechanism: *//p'; }
+
+case "$TEST" in
+rate_1k|rate_5k)
+    hz=1000; [ "$TEST" = rate_5k ] && hz=5000
+    run SPROF_OUT=t.bin SPROF_HZ=$hz -- spin 2 || die "program failed"
+    "$BIN/sprof-trace" info t.bin
+    tol=10
+    # the signal fallback (hosts that forbid perf_event) paces from user space: looser
+    [ "$(mech_of t.bin)" = perf_event ] || tol=30
+    "$CHECK" rate t.bin "$DIR/out" $hz $tol || exit 1
+    ;;
+rate_cpuclock)
+    run SPROF_OUT=t.bin SPROF_HZ=1000 SPROF_TIMER=cpuclock -- spin 2 || die "program failed"
+    "$BIN/sprof-trace" info t.bin
+    "$CHECK" mech t.bin cpuclock_paced || exit 1
+    "$CHECK" rate t.bin "$DIR/out" 1000 30 || exit 1
+    ;;
+rate_posix_timer|rate_itimer)
+    m=${TEST#rate_}
+    run SPROF_OUT=t.bin SPROF_HZ=100 SPROF_TIMER=$m -- spin 2 || die "program failed"
+    "$CHECK" mech t.bin $m || exit 1
+    # tick-driven timers: 100 Hz is below the 250 Hz tick, so they deliver it
+    "$CHECK" rate t.bin "$DIR/out" 100 30 || exit 1
+    ;;
+threads4|threads4_cpuclock)
+    extra=; [ "$TEST" = threads4_cpuclock ] && extra=SPROF_TIMER=cpuclock
+    run SPROF_OUT=t.bin $extra -- spin 2 4 || die "program failed"
+    "$CHECK" shares t.bin "$DIR/out" 5 || exit 1
+    ;;
+fibers|fibers_cpuclock)
+    extra=; [ "$TEST" = fibers_cpuclock ] && extra=SPROF_TIMER=cpuclock
+    run SPROF_OUT=t.bin SPROF_HZ=10000 $extra -- fibers 3 || die "fiber program crashed or failed"
+    cat "$DIR/out"
+    "$CHECK" valid t.bin 20 end || exit 1
+    ;;
+deep|deep_cpuclock)
+    extra=; [ "$TEST" = deep_cpuclock ] && extra=SPROF_TIMER=cpuclock
+    run SPROF_OUT=t.bin $extra -- deep 1.5 || die "program failed"
+    "$CHECK" depth t.bin 51 80 || exit 1
+    ;;
+frameless|frameless_cpuclock)
+    extra=; [ "$TEST" = frameless_cpuclock ] && extra=SPROF_TIMER=cpuclock
+    run SPROF_OUT=t.bin $extra -- frameless 1.5 || die "program failed"
+    "$CHECK" cand t.bin "$DIR/out" leaf 90 || exit 1
+    ;;
+memcmp|memcmp_cpuclock)
+    extra=; [ "$TEST" = memcmp_cpuclock ] && extra=SPROF_TIMER=cpuclock
+    run SPROF_OUT=t.bin $extra -- memcmp 1.5 || die "program failed"
+    "$CHECK" cand t.bin "$DIR/out" libc 90 || exit 1
+    ;;
+malloc|malloc_cpuclock)
+    extra=; [ "$TEST" = malloc_cpuclock ] && extra=SPROF_TIMER=cpuclock
+    run SPROF_OUT=t.bin $extra -- malloc 1.5 || die "program failed"
+    "$CHECK" cand t.bin "$DIR/out" libc 70 || exit 1
+    ;;
+fork)
+    run 'SPROF_OUT=t.%p.bin' -- fork 1 || die "program failed"
+    child=$(sed -n 's/^child //p' "$DIR/out")
+    parent=$(ls t.*.bin | sed 's/^t\.\([0-9]*\)\.bin$/\1/' | grep -v "^$child\$")
+    [ -f "t.$child.bin" ] || die "no child trace t.$child.bin"
+    [ -n "$parent" ] && [ -f "t.$parent.bin" ] || die "no parent trace"
+    "$CHECK" valid "t.$parent.bin" 20 end "$parent" || exit 1
+    "$CHECK" valid "t.$child.bin" 20 end "$child" || exit 1
+    [ "$(ls | wc -l)" -eq 3 ] || die "unexpected files: $(ls)"
+    # without %p the child must not write at all (it runs unprofiled)
+    rm -f t.*.bin
+    run SPROF_OUT=one.bin -- fork 1 || die "program failed"
+    "$CHECK" valid one.bin 20 end || exit 1
+    child=$(sed -n 's/^child //p' "$DIR/out")
+    "$BIN/sprof-trace" dump one.bin | grep -q "SAMPLE tid=$child " && die "child samples in the parent's file"
+    [ "$(ls | grep -v '^out$' | wc -l)" -eq 1 ] || die "unexpected files: $(ls)"
+    ;;
+kill9)
+    if [ -n "$PRELOAD" ]; then
+        SPROF_OUT=t.bin LD_PRELOAD="$PRELOAD" "$PROG" spin 30 > out &
+    else
+        SPROF_OUT=t.bin "$PROG" spin 30 > out &
+    fi
+    pid=$!
+    i=0
+    while [ $i -lt 200 ]; do
+        sz=$(stat -c %s t.bin 2>/dev/null || echo 0)
+        [ "$sz" -gt 20000 ] && break
+        sleep 0.05
+        i=$((i + 1))
+    done
+    kill -9 $pid
+    wait $pid 2>/dev/null
+    "$CHECK" valid t.bin 10 truncated || exit 1
+    "$BIN/sprof-trace" info t.bin >/dev/null || die "sprof-trace info failed on the cut file"
+    ;;
+disabled)
+    run -- tasks || die "program failed"
+    grep -q '^tasks 1$' out || die "threads were started: $(cat out)"
+    [ "$(ls | grep -v '^out$' | wc -l)" -eq 0 ] || die "files were created: $(ls)"
+    # SPINEL_PROFILE=0 is off too
+    run SPINEL_PROFILE=0 -- tasks || die "program failed"
+    grep -q '^tasks 1$' out || die "threads were started with SPINEL_PROFILE=0"
+    # enabled: writer thread present, ./<exe>.trace written
+    run SPINEL_PROFILE=1 -- tasks || die "program failed"
+    exe=$(basename "$PROG")
+    [ -f "$exe.trace" ] || die "SPINEL_PROFILE=1 did not write ./$exe.trace"
+    "$CHECK" valid "$exe.trace" 0 end || exit 1
+    ;;
+exists)
+    echo keep > t.bin
+    run SPROF_OUT=t.bin -- spin 0.2 2> err || die "program failed"
+    [ "$(cat t.bin)" = keep ] || die "existing file clobbered"
+    grep -q "exists" err || die "no warning: $(cat err)"
+    ln -s "$DIR/victim" link.bin
+    run SPROF_OUT=link.bin SPROF_OVERWRITE=1 -- spin 0.2 2> err || die "program failed"
+    [ ! -e victim ] || die "followed a symlink"
+    [ ! -L link.bin ] || die "symlink still there"
+    "$CHECK" valid link.bin 1 end || exit 1
+    [ "$(stat -c %a link.bin)" = 600 ] || die "mode is not 0600"
+    ;;
+sigprof)
+    run SPROF_OUT=t.bin -- sigprof 1 || die "program lost its own SIGPROF handler"
+    cat out
+    "$CHECK" valid t.bin 20 end || exit 1
+    ;;
+wall)
+    run SPROF_OUT=t.bin SPROF_MODE=wall -- sleep 1.5 || die "program failed"
+    "$BIN/sprof-trace" info t.bin
+    m=$(mech_of t.bin)
+    if [ "$m" = wall_perf ]; then
+        grep -q '^eintr 0$' out || die "EINTR seen in wall_perf mode: $(cat out)"
+    fi
+    "$BIN/sprof-trace" dump t.bin | grep -q 'flags=offcpu' || die "no off-CPU samples"
+    "$CHECK" valid t.bin 100 end || exit 1
+    ;;
+*)
+    echo "unknown test $TEST" >&2
+    exit 2
+    ;;
+esac
+exit 0
