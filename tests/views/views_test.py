@@ -282,6 +282,14 @@ def test_pprof_folded(d, folded):
     check(total == 100, "pprof total %d" % total)
     for name, (self_, cum) in EXPECT.items():
         check(selfs.get(name, 0) == self_ and cums.get(name) == cum, "pprof %s self/cum %r/%r" % (name, selfs.get(name), cums.get(name)))
+    # sprof-fold --pprof/--speedscope write the same exports.
+    fpb, fss = os.path.join(d, "fold.pb.gz"), os.path.join(d, "fold.json")
+    p = run([tool("sprof-fold"), folded, "--pprof", fpb, "--speedscope", fss])
+    check(p.stdout == "", "sprof-fold printed folded output although only exports were asked")
+    check(method_figures_from_pprof(decode_profile(fpb)) == method_figures_from_pprof(P), "sprof-fold --pprof differs")
+    ess = os.path.join(d, "export.json")
+    run([tool("sprof-export"), folded, "--speedscope", ess])
+    check(json.load(open(fss)) == json.load(open(ess)), "sprof-fold --speedscope differs from sprof-export's")
     if shutil.which("go"):
         top = run(["go", "tool", "pprof", "-top", "-sample_index=samples", pb]).stdout
         got = {}
