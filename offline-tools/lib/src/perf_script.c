@@ -397,10 +397,20 @@ static char *dup_span(span s)
 {
     char *d = malloc(s.n + 1);
     if (d) {
-        memcpy(d, s.s, s.n);
+        if (s.n)
+            memcpy(d, s.s, s.n);
         d[s.n] = '\0';
     }
     return d;
+}
+
+/* NUL-terminated copy of s (cut to fit) in buf. */
+static void span_to_buf(span s, char *buf, size_t cap)
+{
+    size_t n = s.n < cap - 1 ? s.n : cap - 1;
+    if (n)
+        memcpy(buf, s.s, n);
+    buf[n] = '\0';
 }
 
 /* Grow the scratch name buffer to hold n bytes + NUL. */
@@ -454,7 +464,8 @@ static size_t tidy_piece(perf_parser *ps, span func, span mod, span addr, size_t
         }
         b[n++] = ']';
     } else {
-        memcpy(b, func.s, func.n);
+        if (func.n)
+            memcpy(b, func.s, func.n);
         n = func.n;
     }
     b[n] = '\0';
@@ -515,9 +526,7 @@ static int push_plain(perf_parser *ps, span func, span mod, span addr)
     if (func.n == 0)
         func = (span){ "[unknown]", 9 };
     char modbuf[4096];
-    size_t ml = mod.n < sizeof modbuf - 1 ? mod.n : sizeof modbuf - 1;
-    memcpy(modbuf, mod.s, ml);
-    modbuf[ml] = '\0';
+    span_to_buf(mod, modbuf, sizeof modbuf);
 
     /* "a->b->c" (old perf inline notation): a is the outer function */
     span pieces[64];
@@ -557,9 +566,7 @@ static int push_resolved(perf_parser *ps, span func, span mod, span addr, int le
     int has_off;
     span sym = strip_offset(func, &off, &has_off);
     char modbuf[4096];
-    size_t ml = mod.n < sizeof modbuf - 1 ? mod.n : sizeof modbuf - 1;
-    memcpy(modbuf, mod.s, ml);
-    modbuf[ml] = '\0';
+    span_to_buf(mod, modbuf, sizeof modbuf);
     int have_link = 0;
     if (has_off) {
         have_link = sprof_symres_symbol_addr(ps->res, sym.s, sym.n, off, &link) == 0;
