@@ -1,19 +1,24 @@
 /* PC lookups on a validated symmap: binary searches, no allocation. */
 #include "reader_internal.h"
 
-/* Index of the last entry whose key (first u64 of the entry) is <= addr,
- * or (size_t)-1 when none. All tables searched here start with a u64 key. */
+/* Index of the last entry in [first, first + n) whose key (the first u64 of
+ * every entry of the tables searched here) is <= addr, or (size_t)-1.
+ * Branch-free halving: the loop runs log2(n) times whatever the data, and
+ * the compiler turns the select into a conditional move. */
 static size_t last_le(const rtable *t, uint64_t addr, size_t first, size_t n)
 {
-    size_t lo = 0, hi = n;
-    while (lo < hi) {
-        size_t mid = lo + (hi - lo) / 2;
-        if (*(const uint64_t *)(const void *)(t->p + (first + mid) * t->stride) <= addr)
-            lo = mid + 1;
-        else
-            hi = mid;
+    if (n == 0)
+        return (size_t)-1;
+    const uint8_t *base = t->p + first * t->stride;
+    while (n > 1) {
+        size_t half = n / 2;
+        const uint8_t *mid = base + half * t->stride;
+        base = *(const uint64_t *)(const void *)mid <= addr ? mid : base;
+        n -= half;
     }
-    return lo == 0 ? (size_t)-1 : first + lo - 1;
+    if (*(const uint64_t *)(const void *)base > addr)
+        return (size_t)-1;
+    return (size_t)(base - t->p) / t->stride;
 }
 
 static void fill_from_func(const sprof_symmap *m, const symmap_func *f, sprof_frame *out)
@@ -58,14 +63,14 @@ size_t sprof_symmap_lookup(const sprof_symmap *m, uint64_t addr, sprof_frame *ou
     if (iv != (size_t)-1 && addr < R_INTERVAL(m, iv)->hi)
         node = R_INTERVAL(m, iv)->node;
 
-    /* Line of the innermost frame: the line-table row at addr, if it
-     * belongs to this function (rows before its start describe other code). */
+    /* Line of the innermost frame: the line-table row at addr, searched among
+     * the function's own rows (rows before its start describe other code). */
     const char *file = NULL;
     uint32_t line = 0;
-    size_t li = last_le(&m->lines, addr, 0, m->lines.n);
+    size_t li = last_le(&m->lines, addr, f->line_first, f->line_count);
     if (li != (size_t)-1) {
         const symmap_line *l = R_LINE(m, li);
-        if (l->line != 0 && l->addr >= f->lo) {
+        if (l->line != 0) {
             file = r_str(m, l->file);
             line = l->line;
         }

@@ -97,6 +97,9 @@ static int check_functions(struct sprof_symmap *m, char *err, size_t errlen)
         if ((uint64_t)f->interval_first + f->interval_count > m->intervals.n)
             return fail(m, err, errlen, "function %zu: inline intervals %u+%u beyond the table (%zu)", i,
                         f->interval_first, f->interval_count, m->intervals.n);
+        if ((uint64_t)f->line_first + f->line_count > m->lines.n)
+            return fail(m, err, errlen, "function %zu: line rows %u+%u beyond the table (%zu)", i,
+                        f->line_first, f->line_count, m->lines.n);
         for (uint32_t k = 0; k < f->interval_count; k++) {
             const symmap_interval *iv = R_INTERVAL(m, (size_t)f->interval_first + k);
             if (iv->lo >= iv->hi || iv->lo < f->lo || iv->hi > f->hi)

@@ -59,6 +59,8 @@ typedef struct symmap_func {
     uint16_t flags;
     uint32_t interval_first;  /* this function's slice of the interval table */
     uint32_t interval_count;
+    uint32_t line_first;      /* this function's slice of the line table: rows in [lo, hi) */
+    uint32_t line_count;
     uint32_t reserved;
 } symmap_func;
 
@@ -108,7 +110,7 @@ typedef struct symmap_segment_disk {
 
 _Static_assert(sizeof(symmap_header) == 32, "header layout");
 _Static_assert(sizeof(symmap_section_entry) == 24, "section entry layout");
-_Static_assert(sizeof(symmap_func) == 48, "func layout");
+_Static_assert(sizeof(symmap_func) == 56, "func layout");
 _Static_assert(sizeof(symmap_frange) == 24, "frange layout");
 _Static_assert(sizeof(symmap_node) == 40, "node layout");
 _Static_assert(sizeof(symmap_interval) == 24, "interval layout");

@@ -341,6 +341,19 @@ static int build_strings(sprof_symmap_writer *w, tables *t)
     return 0;
 }
 
+static size_t first_line_at_or_after(const wline *lines, size_t n, uint64_t addr)
+{
+    size_t lo = 0, hi = n;
+    while (lo < hi) {
+        size_t mid = lo + (hi - lo) / 2;
+        if (lines[mid].addr < addr)
+            lo = mid + 1;
+        else
+            hi = mid;
+    }
+    return lo;
+}
+
 static int build_tables(sprof_symmap_writer *w, tables *t, char *err, size_t errlen)
 {
     size_t nf = w->funcs.n;
@@ -415,6 +428,19 @@ static int build_tables(sprof_symmap_writer *w, tables *t, char *err, size_t err
     for (size_t i = 0; i < w->segments.n; i++)
         if (t->nsegs == 0 || cmp_segment(&t->segs[t->nsegs - 1], &t->segs[i]) != 0)
             t->segs[t->nsegs++] = t->segs[i];
+
+    /* Each function's slice of the line table: the rows inside [lo, hi). */
+    if (t->nlines > 0xFFFFFFF0u) {
+        set_err(err, errlen, "too many line rows for format v1");
+        goto out;
+    }
+    for (size_t p = 0; p < nf; p++) {
+        const wfunc *f = &w->funcs.v[t->order[p]];
+        size_t first = first_line_at_or_after(t->lines, t->nlines, f->lo);
+        size_t end = first_line_at_or_after(t->lines, t->nlines, f->hi);
+        t->funcs[p].line_first = (uint32_t)first;
+        t->funcs[p].line_count = (uint32_t)(end - first);
+    }
 
     int s = build_strings(w, t);
     if (s == -2) {
