@@ -177,9 +177,9 @@ int main(int argc, char **argv)
     }
     int rc = sprof_flame_tree_add_profile(&tree, &prof, &fmt, 0);
     sprof_profile_free(&prof);
-    if (rc != 0) {
+    if (rc != 0 || sprof_flame_tree_finish(&tree) != 0) {
         fprintf(stderr, "%s: out of memory\n", tool);
-    } else if (sprof_flame_tree_finish(&tree), tree.nodes[0].value == 0) {
+    } else if (tree.nodes[0].value == 0) {
         fprintf(stderr, "%s: %s: no samples in the input\n", tool, argv[optind]);
     } else if (write_output(&tree, &fo, output) == 0) {
         status = 0;

@@ -10,11 +10,11 @@ int sprof_diff_flame_tree(sprof_flame_tree *t, const sprof_profile *before, cons
 {
     if (sprof_flame_tree_init(t) != 0)
         return -1;
-    if (sprof_flame_tree_add_profile(t, after, fmt, 0) != 0 || sprof_flame_tree_add_profile(t, before, fmt, 1) != 0) {
+    if (sprof_flame_tree_add_profile(t, after, fmt, 0) != 0 || sprof_flame_tree_add_profile(t, before, fmt, 1) != 0 ||
+        sprof_flame_tree_finish(t) != 0) {
         sprof_flame_tree_free(t);
         return -1;
     }
-    sprof_flame_tree_finish(t);
     double *p = malloc((t->nnodes ? t->nnodes : 1) * sizeof *p);
     if (!p) {
         sprof_flame_tree_free(t);

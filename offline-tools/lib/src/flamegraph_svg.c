@@ -17,7 +17,7 @@ enum {
     FRAME_H = 16,
     FONT_SIZE = 12,
     XPAD = 10,
-    TOP_PAD = 62,    /* title, subtitle, legend */
+    TOP_PAD = 68,    /* title, subtitle, legend */
     BOTTOM_PAD = 34, /* details line, "Matched:" */
 };
 #define FONT_WIDTH 0.59
@@ -167,8 +167,8 @@ static void write_legend(FILE *out, const sprof_flame_options *o, int width)
         for (size_t i = 0; i < sizeof order / sizeof order[0]; i++) {
             rgb c = class_colour(order[i], 0.5);
             fprintf(out,
-                    "<rect x=\"%.0f\" y=\"40\" width=\"14\" height=\"12\" fill=\"rgb(%d,%d,%d)\" rx=\"2\" ry=\"2\"/>"
-                    "<text x=\"%.0f\" y=\"50\">%s</text>\n",
+                    "<rect x=\"%.0f\" y=\"46\" width=\"14\" height=\"12\" fill=\"rgb(%d,%d,%d)\" rx=\"2\" ry=\"2\"/>"
+                    "<text x=\"%.0f\" y=\"56\">%s</text>\n",
                     x, c.r, c.g, c.b, x + 18, class_label(order[i]));
             x += 150;
         }
@@ -181,15 +181,15 @@ static void write_legend(FILE *out, const sprof_flame_options *o, int width)
         };
         for (size_t i = 0; i < sizeof keys / sizeof keys[0]; i++) {
             fprintf(out,
-                    "<rect x=\"%.0f\" y=\"40\" width=\"14\" height=\"12\" fill=\"rgb(%d,%d,%d)\" rx=\"2\" ry=\"2\"/>"
-                    "<text x=\"%.0f\" y=\"50\">%s</text>\n",
+                    "<rect x=\"%.0f\" y=\"46\" width=\"14\" height=\"12\" fill=\"rgb(%d,%d,%d)\" rx=\"2\" ry=\"2\"/>"
+                    "<text x=\"%.0f\" y=\"56\">%s</text>\n",
                     x, keys[i].c.r, keys[i].c.g, keys[i].c.b, x + 18, keys[i].label);
             x += 170;
         }
     }
     fprintf(out,
-            "<rect x=\"%.0f\" y=\"40\" width=\"14\" height=\"12\" fill=\"rgb(230,0,230)\" rx=\"2\" ry=\"2\"/>"
-            "<text x=\"%.0f\" y=\"50\">search match</text>\n",
+            "<rect x=\"%.0f\" y=\"46\" width=\"14\" height=\"12\" fill=\"rgb(230,0,230)\" rx=\"2\" ry=\"2\"/>"
+            "<text x=\"%.0f\" y=\"56\">search match</text>\n",
             x, x + 18);
     (void)width;
     fputs("</g>\n", out);
@@ -271,7 +271,7 @@ int sprof_flame_write_svg(const sprof_flame_tree *t, const sprof_flame_options *
     sprof_flame_xml_escape(out, title, SIZE_MAX);
     fputs("</text>\n", out);
     if (o->subtitle) {
-        fprintf(out, "<text id=\"subtitle\" x=\"%.1f\" y=\"36\">", width / 2.0);
+        fprintf(out, "<text id=\"subtitle\" x=\"%.1f\" y=\"38\">", width / 2.0);
         sprof_flame_xml_escape(out, o->subtitle, SIZE_MAX);
         fputs("</text>\n", out);
     }

@@ -1,6 +1,7 @@
 /* The flame graph's prefix tree: stacks merged frame by frame by display
- * name. Names are interned once, so a child is found by (parent, name
- * pointer) in one hash table. */
+ * name. Names are interned once; stacks are queued, then sorted by name
+ * sequence and merged in one pass (sprof_flame_tree_finish), which needs
+ * no per-node lookup and yields siblings in name order. */
 #define _GNU_SOURCE /* qsort_r */
 #include "sprof/flamegraph.h"
 
@@ -14,21 +15,21 @@ typedef struct name_entry {
     char name[]; /* key */
 } name_entry;
 
-typedef struct child_key {
-    const char *name; /* interned pointer */
-    uint32_t parent;
-    uint32_t pad;     /* zeroed: the key is hashed as bytes */
-} child_key;
-
-typedef struct child_entry {
-    child_key key;
-    uint32_t node;
-    UT_hash_handle hh;
-} child_entry;
+/* A stack waiting for sprof_flame_tree_finish: names[first..first+n) in the pool. */
+typedef struct pending {
+    size_t first;
+    uint32_t n;
+    int baseline;
+    uint64_t weight;
+} pending;
 
 struct sprof_flame_tree_internal {
     name_entry *names;
-    child_entry *children;
+    const char **pool; /* interned names of all pending stacks, back to back */
+    uint8_t *costs;    /* cost class of each pool entry */
+    size_t npool, cappool;
+    pending *stacks;
+    size_t nstacks, capstacks;
 };
 
 static const char *intern(struct sprof_flame_tree_internal *in, const char *s)
@@ -65,11 +66,8 @@ static uint32_t new_node(sprof_flame_tree *t, const char *name, uint32_t parent,
     n->next_sibling = SPROF_FLAME_NONE;
     n->cost = cost;
     n->qvalue = NAN;
-    if (parent != SPROF_FLAME_NONE) {
+    if (parent != SPROF_FLAME_NONE)
         n->depth = t->nodes[parent].depth + 1;
-        n->next_sibling = t->nodes[parent].first_child;
-        t->nodes[parent].first_child = id;
-    }
     return id;
 }
 
@@ -95,38 +93,13 @@ void sprof_flame_tree_free(sprof_flame_tree *t)
             HASH_DEL(t->internal->names, ne);
             free(ne);
         }
-        child_entry *ce, *ctmp;
-        HASH_ITER(hh, t->internal->children, ce, ctmp) {
-            HASH_DEL(t->internal->children, ce);
-            free(ce);
-        }
+        free(t->internal->pool);
+        free(t->internal->costs);
+        free(t->internal->stacks);
         free(t->internal);
     }
     free(t->nodes);
     memset(t, 0, sizeof *t);
-}
-
-/* The child of `parent` named `name` (interned), created if missing. */
-static uint32_t child_of(sprof_flame_tree *t, uint32_t parent, const char *name, uint8_t cost)
-{
-    child_key key;
-    memset(&key, 0, sizeof key);
-    key.name = name;
-    key.parent = parent;
-    child_entry *e;
-    HASH_FIND(hh, t->internal->children, &key, sizeof key, e);
-    if (e)
-        return e->node;
-    uint32_t id = new_node(t, name, parent, cost);
-    if (id == SPROF_FLAME_NONE)
-        return id;
-    e = calloc(1, sizeof *e);
-    if (!e)
-        return SPROF_FLAME_NONE;
-    e->key = key;
-    e->node = id;
-    HASH_ADD(hh, t->internal->children, key, sizeof key, e);
-    return id;
 }
 
 static void add_weight(sprof_flame_node *n, uint64_t w, int baseline)
@@ -137,18 +110,41 @@ static void add_weight(sprof_flame_node *n, uint64_t w, int baseline)
         n->value += w;
 }
 
-/* Add a stack whose names are already interned. */
+/* Queue a stack whose names are already interned; the tree is built by
+ * sprof_flame_tree_finish from all stacks sorted by name sequence, which
+ * needs no per-node lookup: each stack shares a prefix with the path of
+ * the one before it. */
 static int add_interned(sprof_flame_tree *t, const char *const *names, const uint8_t *costs, uint32_t n,
                         uint64_t weight, int baseline)
 {
-    uint32_t node = 0;
-    add_weight(&t->nodes[0], weight, baseline);
-    for (uint32_t i = 0; i < n; i++) {
-        node = child_of(t, node, names[i], costs ? costs[i] : SPROF_COST_NATIVE);
-        if (node == SPROF_FLAME_NONE)
+    struct sprof_flame_tree_internal *in = t->internal;
+    if (in->npool + n > in->cappool) {
+        size_t cap = in->cappool ? in->cappool : 1024;
+        while (cap < in->npool + n)
+            cap *= 2;
+        const char **pool = realloc(in->pool, cap * sizeof *pool);
+        if (!pool)
             return -1;
-        add_weight(&t->nodes[node], weight, baseline);
+        in->pool = pool;
+        uint8_t *c = realloc(in->costs, cap);
+        if (!c)
+            return -1;
+        in->costs = c;
+        in->cappool = cap;
     }
+    if (in->nstacks == in->capstacks) {
+        size_t cap = in->capstacks ? in->capstacks * 2 : 256;
+        pending *st = realloc(in->stacks, cap * sizeof *st);
+        if (!st)
+            return -1;
+        in->stacks = st;
+        in->capstacks = cap;
+    }
+    memcpy(in->pool + in->npool, names, n * sizeof *names);
+    for (uint32_t i = 0; i < n; i++)
+        in->costs[in->npool + i] = costs ? costs[i] : SPROF_COST_NATIVE;
+    in->stacks[in->nstacks++] = (pending){ in->npool, n, baseline, weight };
+    in->npool += n;
     return 0;
 }
 
@@ -226,38 +222,86 @@ int sprof_flame_tree_add_profile(sprof_flame_tree *t, const sprof_profile *p,
     return rc;
 }
 
-static int by_name(const void *a, const void *b, void *arg)
+/* Stacks in lexicographic order of their name sequences (strcmp per
+ * frame; a prefix sorts first), so siblings come out in name order. */
+static int by_names(const void *a, const void *b, void *arg)
 {
-    const sprof_flame_node *nodes = arg;
-    return strcmp(nodes[*(const uint32_t *)a].name, nodes[*(const uint32_t *)b].name);
+    const struct sprof_flame_tree_internal *in = arg;
+    const pending *x = a, *y = b;
+    uint32_t n = x->n < y->n ? x->n : y->n;
+    for (uint32_t i = 0; i < n; i++) {
+        const char *p = in->pool[x->first + i], *q = in->pool[y->first + i];
+        if (p != q) /* interned: equal names are the same pointer */
+            return strcmp(p, q);
+    }
+    return (x->n > y->n) - (x->n < y->n);
 }
 
-void sprof_flame_tree_finish(sprof_flame_tree *t)
+int sprof_flame_tree_finish(sprof_flame_tree *t)
 {
-    uint32_t *kids = NULL;
-    size_t cap = 0;
-    for (size_t i = 0; i < t->nnodes; i++) {
-        sprof_flame_node *n = &t->nodes[i];
-        size_t k = 0;
-        for (uint32_t c = n->first_child; c != SPROF_FLAME_NONE; c = t->nodes[c].next_sibling)
-            k++;
-        if (k < 2)
-            continue;
-        if (k > cap) {
-            free(kids);
-            cap = k;
-            kids = malloc(cap * sizeof *kids);
-            if (!kids)
-                return; /* unsorted but still a valid tree */
+    struct sprof_flame_tree_internal *in = t->internal;
+    int rc = 0;
+    qsort_r(in->stacks, in->nstacks, sizeof *in->stacks, by_names, in);
+    /* path[d] = node at depth d + 1 of the current path; last[] = last
+     * child created under a node, to link siblings in creation order. */
+    uint32_t *path = NULL, depth = 0, cap = 0;
+    uint32_t *last = NULL;
+    size_t caplast = 0;
+    for (size_t s = 0; s < in->nstacks && rc == 0; s++) {
+        const pending *st = &in->stacks[s];
+        const char **names = in->pool + st->first;
+        if (st->n > cap) {
+            uint32_t *p = realloc(path, st->n * sizeof *p);
+            if (!p) {
+                rc = -1;
+                break;
+            }
+            path = p;
+            cap = st->n;
         }
-        k = 0;
-        for (uint32_t c = n->first_child; c != SPROF_FLAME_NONE; c = t->nodes[c].next_sibling)
-            kids[k++] = c;
-        qsort_r(kids, k, sizeof *kids, by_name, t->nodes);
-        n->first_child = kids[0];
-        for (size_t j = 0; j + 1 < k; j++)
-            t->nodes[kids[j]].next_sibling = kids[j + 1];
-        t->nodes[kids[k - 1]].next_sibling = SPROF_FLAME_NONE;
+        uint32_t k = 0;
+        while (k < depth && k < st->n && t->nodes[path[k]].name == names[k])
+            k++;
+        depth = k;
+        for (; depth < st->n; depth++) {
+            uint32_t parent = depth ? path[depth - 1] : 0;
+            uint32_t id = new_node(t, names[depth], parent, in->costs[st->first + depth]);
+            if (id == SPROF_FLAME_NONE) {
+                rc = -1;
+                break;
+            }
+            if (t->nnodes > caplast) {
+                size_t c = caplast ? caplast * 2 : 1024;
+                uint32_t *l = realloc(last, c * sizeof *l);
+                if (!l) {
+                    rc = -1;
+                    break;
+                }
+                last = l;
+                caplast = c;
+            }
+            last[id] = SPROF_FLAME_NONE;
+            if (t->nodes[parent].first_child == SPROF_FLAME_NONE)
+                t->nodes[parent].first_child = id;
+            else
+                t->nodes[last[parent]].next_sibling = id;
+            last[parent] = id;
+            path[depth] = id;
+        }
+        if (rc != 0)
+            break;
+        add_weight(&t->nodes[0], st->weight, st->baseline);
+        for (uint32_t i = 0; i < st->n; i++)
+            add_weight(&t->nodes[path[i]], st->weight, st->baseline);
     }
-    free(kids);
+    free(path);
+    free(last);
+    free(in->pool);
+    free(in->costs);
+    free(in->stacks);
+    in->pool = NULL;
+    in->costs = NULL;
+    in->stacks = NULL;
+    in->npool = in->cappool = in->nstacks = in->capstacks = 0;
+    return rc;
 }

@@ -23,7 +23,7 @@ extern "C" {
 typedef struct sprof_flame_node {
     const char *name;      /* display name (owned by the tree) */
     uint32_t parent;       /* SPROF_FLAME_NONE for the root */
-    uint32_t first_child;  /* children sorted by name after sprof_flame_tree_finish */
+    uint32_t first_child;  /* children in name order */
     uint32_t next_sibling;
     uint32_t depth;        /* root ("all") is 0 */
     uint8_t cost;          /* enum sprof_cost of the first frame merged here */
@@ -43,7 +43,7 @@ typedef struct sprof_flame_tree {
 int sprof_flame_tree_init(sprof_flame_tree *t);
 void sprof_flame_tree_free(sprof_flame_tree *t);
 
-/* Merge every stack of p into the tree, frames named by
+/* Add every stack of p to the tree, frames named by
  * sprof_pframe_display(fmt) (fmt->weight_cpu chooses CPU ns or samples).
  * baseline = 0 adds to `value`, 1 adds to `before`. 0, or -1 (out of memory). */
 int sprof_flame_tree_add_profile(sprof_flame_tree *t, const sprof_profile *p,
@@ -53,9 +53,10 @@ int sprof_flame_tree_add_profile(sprof_flame_tree *t, const sprof_profile *p,
 int sprof_flame_tree_add_names(sprof_flame_tree *t, const char *const *names, const uint8_t *costs,
                                uint32_t n, uint64_t weight, int baseline);
 
-/* Sort siblings by name (flamegraph.pl's order) and fix depths. Call once
- * after the last add and before rendering. */
-void sprof_flame_tree_finish(sprof_flame_tree *t);
+/* Build the tree from every stack added (merged by name, siblings in name
+ * order, as flamegraph.pl orders them). Call once after the last add and
+ * before reading nodes or rendering. 0, or -1 (out of memory). */
+int sprof_flame_tree_finish(sprof_flame_tree *t);
 
 typedef struct sprof_flame_options {
     const char *title;       /* NULL: "Flame Graph" / "Differential Flame Graph" */
