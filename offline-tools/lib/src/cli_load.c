@@ -10,12 +10,12 @@
 #include "sprof/inputs.h"
 
 const char sprof_cli_load_usage[] =
-    "      --symmap PATH     the symmap to name the binary's frames with (else recognised by content)\n"
-    "      --threads         root each stack at [thread NAME TID]\n"
-    "      --no-inline       drop inlined frames (only real functions)\n"
+    "      --symmap PATH       the symmap to name the binary's frames with (else recognised by content)\n"
+    "      --threads           root each stack at [thread NAME TID]\n"
+    "      --no-inline         drop inlined frames (only real functions)\n"
     "      --from SEC, --to SEC  keep samples in this window (seconds since start)\n"
-    "      --tid N[,N...]    keep only these threads\n"
-    "      --force           accept traces and a symmap from different builds\n";
+    "      --tid N[,N...]      keep only these threads\n"
+    "      --force             accept traces and a symmap from different builds\n";
 
 static int parse_seconds(const char *s, uint64_t *ns)
 {
