@@ -32,7 +32,18 @@
 #define REG_IDX_PC 2
 #endif
 
-#define PERF_DATA_PAGES 64 /* 256 KiB per thread */
+/* Ring size: ~200 ms of samples at the asked rate (a sample is ~1.2 KiB:
+ * the 1 KiB stack copy dominates), so a writer delayed by a loaded machine
+ * does not lose any; 16..256 pages. Halved until mmap succeeds (the locked
+ * memory budget: perf_event_mlock_kb, then RLIMIT_MEMLOCK). */
+size_t sprof_perf_data_pages(void)
+{
+    uint64_t want = (uint64_t)g_sprof.cfg.hz * 1280u / 5u;
+    long page = sysconf(_SC_PAGESIZE);
+    size_t pages = 16;
+    while (pages < 256 && (uint64_t)pages * (uint64_t)page < want) pages *= 2;
+    return pages;
+}
 
 static uint32_t max_stack_sysctl(void)
 {
@@ -90,7 +101,7 @@ int sprof_perf_thread_start(struct sprof_thread *t)
     int fd = open_event();
     if (fd < 0) return -1;
     long page = sysconf(_SC_PAGESIZE);
-    for (size_t pages = PERF_DATA_PAGES; pages >= 4; pages /= 2) {
+    for (size_t pages = sprof_perf_data_pages(); pages >= 4; pages /= 2) {
         size_t len = (size_t)page * (pages + 1);
         void *p = mmap(NULL, len, PROT_READ | PROT_WRITE, MAP_SHARED, fd, 0);
         if (p != MAP_FAILED) {

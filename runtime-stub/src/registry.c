@@ -54,7 +54,7 @@ struct sprof_thread *sprof_thread_register(void)
     stack_bounds(t);
     if (pthread_getcpuclockid(pthread_self(), &t->cpuclock) != 0) t->cpuclock = CLOCK_THREAD_CPUTIME_ID;
     t->start_ns = sprof_now_ns(CLOCK_MONOTONIC);
-    t->last_cpu_ns = sprof_now_ns(CLOCK_THREAD_CPUTIME_ID);
+    t->last_cpu_ns = t->cpu_start_ns = sprof_now_ns(CLOCK_THREAD_CPUTIME_ID);
     atomic_store(&t->last_wall_ns, t->start_ns);
 
     int ok;
@@ -106,7 +106,7 @@ void sprof_thread_release(struct sprof_thread *t)
 {
     g_sprof.dropped_released += atomic_load(&t->dropped);
     g_sprof.lost_released += atomic_load(&t->lost);
-    atomic_fetch_add(&g_sprof.exited_cpu_ns, t->final_cpu_ns);
+    atomic_fetch_add(&g_sprof.exited_cpu_ns, t->final_cpu_ns - t->cpu_start_ns);
     if (t->perf_base) munmap(t->perf_base, t->perf_len);
     t->perf_base = NULL;
     if (t->perf_fd >= 0) close(t->perf_fd);

@@ -90,6 +90,7 @@ struct sprof_thread {
     _Atomic uint64_t written;
     _Atomic uint64_t lost;
     uint64_t final_cpu_ns; /* set at exit */
+    uint64_t cpu_start_ns; /* thread CPU when it was registered */
     int start_sent;
     char name[16];
     int stat_fd, syscall_fd; /* wall mode: /proc/self/task/TID/{stat,syscall}, sampler only */
@@ -189,6 +190,7 @@ SPROF_HIDDEN void sprof_thread_unregister(void);
 SPROF_HIDDEN void sprof_thread_release(struct sprof_thread *t); /* writer: after final drain */
 
 /* mechanisms */
+SPROF_HIDDEN size_t sprof_perf_data_pages(void); /* per-thread ring size wanted */
 SPROF_HIDDEN int sprof_perf_probe(void);                /* can this process use perf_event? */
 SPROF_HIDDEN int sprof_perf_thread_start(struct sprof_thread *t);
 SPROF_HIDDEN void sprof_perf_thread_stop(struct sprof_thread *t);

@@ -121,7 +121,8 @@ static uint32_t collect_candidates(struct sprof_walk_mem *m, uint64_t sp, uint64
         if (f < nframes && (off == fpoff[f] || off == fpoff[f] + 8)) continue;
         uint64_t v;
         if (!mem_read(m, a, &v)) break;
-        if (sprof_is_exec(v) || (v >= sp && v < stack_hi)) {
+        /* stack values only if 8-aligned (saved frame pointers), not argv/env strings */
+        if (sprof_is_exec(v) || (!(v & 7) && v >= sp && v < stack_hi)) {
             coff[n] = off;
             cval[n] = v;
             n++;

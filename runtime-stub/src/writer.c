@@ -174,10 +174,14 @@ static void emit_stats(void)
         if (st != SLOT_ACTIVE && st != SLOT_EXITED) continue;
         dropped += atomic_load(&t->dropped);
         lost += atomic_load(&t->lost);
-        if (st == SLOT_EXITED) cpu += t->final_cpu_ns;
+        /* CPU while profiled: since registration */
+        if (st == SLOT_EXITED) cpu += t->final_cpu_ns - t->cpu_start_ns;
         else {
             struct timespec ts;
-            if (clock_gettime(t->cpuclock, &ts) == 0) cpu += (uint64_t)ts.tv_sec * 1000000000ull + (uint64_t)ts.tv_nsec;
+            if (clock_gettime(t->cpuclock, &ts) == 0) {
+                uint64_t now_cpu = (uint64_t)ts.tv_sec * 1000000000ull + (uint64_t)ts.tv_nsec;
+                if (now_cpu > t->cpu_start_ns) cpu += now_cpu - t->cpu_start_ns;
+            }
         }
     }
     s.samples_written = g_sprof.samples_written;
@@ -230,8 +234,8 @@ void sprof_drain_all(void)
 static uint64_t writer_period_ns(void)
 {
     /* keep each ring at most ~1/4 full between passes; 5..100 ms */
-    uint64_t per_sample = sprof_uses_perf() ? 1600 : 400;
-    uint64_t ring = sprof_uses_perf() ? 64 * 4096 : SPROF_RING_BYTES;
+    uint64_t per_sample = sprof_uses_perf() ? 1300 : 400;
+    uint64_t ring = sprof_uses_perf() ? sprof_perf_data_pages() * 4096 : SPROF_RING_BYTES;
     uint64_t ns = ring * 1000000000ull / 4 / (per_sample * g_sprof.cfg.hz);
     if (ns < 5000000ull) ns = 5000000ull;
     if (ns > 100000000ull) ns = 100000000ull;
