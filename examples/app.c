@@ -309,11 +309,11 @@ static void sp_Pipeline_run(sp_Pipeline *self)
 #line 101 "app.rb"
         int64_t t0 = sp_cpu_ns();
 #line 102 "app.rb"
-        sp_Simulation_step(self->sim, 700);
+        sp_Simulation_step(self->sim, 7500);
 #line 103 "app.rb"
         int64_t t1 = sp_cpu_ns();
 #line 104 "app.rb"
-        sp_Indexer_tokenize(self->idx, sp_const_LINE, 800);
+        sp_Indexer_tokenize(self->idx, sp_const_LINE, 7500);
 #line 105 "app.rb"
         int64_t t2 = sp_cpu_ns();
 #line 106 "app.rb"
@@ -321,7 +321,7 @@ static void sp_Pipeline_run(sp_Pipeline *self)
 #line 107 "app.rb"
         self->cpu_tok += t2 - t1;
 #line 108 "app.rb"
-        sp_IntQueue_push(jobs, 400);
+        sp_IntQueue_push(jobs, 4000);
 #line 109 "app.rb"
         self->check ^= sp_IntQueue_pop(results);
 #line 110 "app.rb"

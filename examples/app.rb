@@ -99,13 +99,13 @@ class Pipeline
     worker = Thread.new { verifier.drain }
     while @cpu_sim + @cpu_tok + @cpu_sum < @budget_ns
       t0 = cpu_ns
-      @sim.step(700)
+      @sim.step(7500)
       t1 = cpu_ns
-      @idx.tokenize(LINE, 800)
+      @idx.tokenize(LINE, 7500)
       t2 = cpu_ns
       @cpu_sim += t1 - t0
       @cpu_tok += t2 - t1
-      jobs.push(400)
+      jobs.push(4000)
       @check ^= results.pop
       @cpu_sum += results.pop
     end
