@@ -21,8 +21,18 @@ typedef struct sprof_raw_sample {
     uint64_t key[]; /* see raw_samples.c */
 } sprof_raw_sample;
 
+/* A direct-mapped cache of recent hits in front of the uthash table: the
+ * 64-bit hash sits in a compact array, so a repeated stack costs one
+ * memcmp instead of a walk over scattered bucket entries. */
+#define SPROF_RAW_FRONT_SLOTS 65536
+typedef struct sprof_raw_front {
+    uint64_t hash;
+    sprof_raw_sample *entry;
+} sprof_raw_front;
+
 typedef struct sprof_raw_table {
     sprof_raw_sample *table;
+    sprof_raw_front *front; /* SPROF_RAW_FRONT_SLOTS, allocated on first add */
     uint64_t *scratch;
     size_t scratch_words;
     size_t distinct;

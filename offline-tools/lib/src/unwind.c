@@ -167,8 +167,13 @@ size_t sprof_unwind(const sprof_sample_view *s, const sprof_unwind_env *env, uin
             if (fp_known)
                 fp = v;
         }
-        if (ra == 0 || !env->is_code(env->ctx, ra))
-            break; /* outermost frame (or garbage): the stack ends here */
+        if (ra == 0)
+            break; /* outermost frame: the stack ends here */
+        if (!env->is_code(env->ctx, ra)) {
+            /* stale word or CFI that does not fit: trust the chain instead */
+            n = fallback(s, &m, sp, pc, pcs, n, max, info);
+            break;
+        }
         pcs[n++] = ra;
         info->cfi_steps++;
         pc = ra;
