@@ -194,7 +194,7 @@ uint64_t sprof_perf_drain(struct sprof_thread *t)
 {
     if (!t->perf_base) return 0;
     if (!rec_buf) {
-        rec_cap = sprof_max_record_size(g_sprof.cfg.max_depth);
+        rec_cap = sprof_scratch_size(g_sprof.cfg.max_depth);
         rec_buf = mmap(NULL, rec_cap, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
         if (rec_buf == MAP_FAILED) {
             rec_buf = NULL;

@@ -61,7 +61,7 @@ struct sprof_thread *sprof_thread_register(void)
     if (sprof_uses_perf()) {
         ok = sprof_perf_thread_start(t) == 0;
     } else {
-        uint32_t need = sprof_max_record_size(g_sprof.cfg.max_depth);
+        uint32_t need = sprof_scratch_size(g_sprof.cfg.max_depth);
         if (!t->scratch || t->scratch_cap < need) {
             if (t->scratch) munmap(t->scratch, t->scratch_cap);
             void *p = mmap(NULL, need, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);

@@ -173,7 +173,8 @@ struct sprof_walk_mem {
     uint64_t stack_hi;     /* top of the thread's own stack (candidates into the stack) */
 };
 /* Build a SAMPLE record body (after the caller filled tid/time/weight) into rec,
- * capacity cap bytes. Returns the record size, or 0 if it does not fit. */
+ * a buffer of cap >= sprof_scratch_size(max_depth) bytes. Returns the record
+ * size, or 0 if it does not fit. */
 SPROF_HIDDEN uint32_t sprof_walk(struct sprof_rec_sample *rec, uint32_t cap, uint64_t pc, uint64_t sp,
                                  uint64_t fp, struct sprof_walk_mem *m, uint32_t max_depth);
 /* perf: kernel chain + stack dump → the same record shape */
@@ -182,6 +183,8 @@ SPROF_HIDDEN uint32_t sprof_build_from_dump(struct sprof_rec_sample *rec, uint32
                                             uint32_t nk, int kchain_full, const uint8_t *dump,
                                             uint64_t dump_len, uint64_t stack_hi, uint32_t max_depth);
 SPROF_HIDDEN uint32_t sprof_max_record_size(uint32_t max_depth);
+/* buffer size sprof_walk / sprof_build_from_dump need (record + work arrays) */
+SPROF_HIDDEN uint32_t sprof_scratch_size(uint32_t max_depth);
 SPROF_HIDDEN void sprof_regs_from_ucontext(void *uc, uint64_t *pc, uint64_t *sp, uint64_t *fp);
 
 /* registry.c */

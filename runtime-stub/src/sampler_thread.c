@@ -140,7 +140,7 @@ static void offcpu_sample(struct sprof_thread *t, struct proc_fds *p, uint8_t *r
 static void pace_wall(void)
 {
     const uint64_t period = g_sprof.period_ns;
-    uint32_t rec_cap = sprof_max_record_size(g_sprof.cfg.max_depth);
+    uint32_t rec_cap = sprof_scratch_size(g_sprof.cfg.max_depth);
     uint8_t *rec_buf = malloc(rec_cap);
     size_t copy_cap = 16 * 1024;
     uint8_t *copy = malloc(copy_cap);

@@ -39,6 +39,24 @@ uint32_t sprof_max_record_size(uint32_t max_depth)
            sprof_pad8(MAX_CAND * 4u) + MAX_CAND * 8u;
 }
 
+/* The walk's work arrays live after the record in the caller's buffer, not
+ * on the (signal) stack: a program's own alternate signal stack may be small. */
+struct walk_tmp {
+    uint32_t fpoff[512];
+    uint32_t coff[MAX_CAND];
+    uint64_t cval[MAX_CAND];
+};
+
+uint32_t sprof_scratch_size(uint32_t max_depth)
+{
+    return sprof_pad8(sprof_max_record_size(max_depth)) + (uint32_t)sizeof(struct walk_tmp);
+}
+
+static struct walk_tmp *tmp_of(struct sprof_rec_sample *rec, uint32_t max_depth)
+{
+    return (struct walk_tmp *)(void *)((uint8_t *)rec + sprof_pad8(sprof_max_record_size(max_depth)));
+}
+
 /* Is this page readable? One raw syscall; cannot fault. */
 static int page_readable(uint64_t page)
 {
@@ -152,10 +170,11 @@ static uint64_t first_record(struct sprof_walk_mem *m, uint64_t sp, uint64_t fp,
 uint32_t sprof_walk(struct sprof_rec_sample *rec, uint32_t cap, uint64_t pc, uint64_t sp, uint64_t fp,
                     struct sprof_walk_mem *m, uint32_t max_depth)
 {
-    uint32_t fpoff[max_depth > 512 ? 512 : max_depth]; /* bounded VLA: see below */
-    uint32_t coff[MAX_CAND];
-    uint64_t cval[MAX_CAND];
-    if (max_depth > 512) max_depth = 512; /* keep handler stack use under ~6 KiB */
+    if (max_depth > 512) max_depth = 512;
+    if (cap < sprof_scratch_size(max_depth)) return 0;
+    struct walk_tmp *w = tmp_of(rec, max_depth);
+    uint32_t *fpoff = w->fpoff, *coff = w->coff;
+    uint64_t *cval = w->cval;
     uint64_t *ret = (uint64_t *)(rec + 1);
     uint32_t flags = 0;
     rec->pc = pc;
@@ -198,10 +217,11 @@ uint32_t sprof_build_from_dump(struct sprof_rec_sample *rec, uint32_t cap, uint6
                                uint64_t fp, const uint64_t *kchain, uint32_t nk, int kchain_full,
                                const uint8_t *dump, uint64_t dump_len, uint64_t stack_hi, uint32_t max_depth)
 {
-    uint32_t fpoff[max_depth > 512 ? 512 : max_depth];
-    uint32_t coff[MAX_CAND];
-    uint64_t cval[MAX_CAND];
     if (max_depth > 512) max_depth = 512;
+    if (cap < sprof_scratch_size(max_depth)) return 0;
+    struct walk_tmp *w = tmp_of(rec, max_depth);
+    uint32_t *fpoff = w->fpoff, *coff = w->coff;
+    uint64_t *cval = w->cval;
     uint64_t *ret = (uint64_t *)(rec + 1);
     struct sprof_walk_mem m = {.lo = sp, .hi = sp + (dump_len & ~7ull), .copy = dump, .stack_hi = stack_hi};
     struct sprof_walk_mem whole = m;

@@ -9,6 +9,8 @@
  *   sigprof SECS          installs its own SIGPROF handler + ITIMER_PROF; checks it is kept
  *   tasks                 prints "tasks N" (threads in /proc/self/task)
  *   sleep SECS            alternates sleeping syscalls and work; prints "eintr N"
+ *   badfp SECS            spins with rbp holding garbage and with a corrupted saved
+ *                         frame pointer: the walk must stop, never fault
  * Prints "range NAME LO HI" for code ranges the checker needs. */
 #define _GNU_SOURCE
 #include <dirent.h>
@@ -116,6 +118,59 @@ __attribute__((noinline)) static void free_caller(void *p)
     free(p);
     __asm__ volatile("");
 }
+
+#if defined(__x86_64__)
+/* Spin n iterations with rbp = v (not a frame pointer). rbp is saved and
+ * restored by hand: the compiler does not let asm clobber it. */
+__attribute__((noinline)) static void spin_with_rbp(uint64_t v, long n)
+{
+    __asm__ volatile("push %%rbp\n\t"
+                     "mov %0, %%rbp\n\t"
+                     "1: dec %1\n\t"
+                     "jnz 1b\n\t"
+                     "pop %%rbp\n\t"
+                     : "+r"(v), "+r"(n)
+                     :
+                     : "memory", "cc");
+}
+
+/* Spin with this function's saved frame pointer ([rbp]) overwritten. */
+__attribute__((noinline)) static void spin_with_bad_link(uint64_t v, long n)
+{
+    uint64_t *rbp;
+    __asm__ volatile("mov %%rbp, %0" : "=r"(rbp));
+    uint64_t saved = rbp[0];
+    __asm__ volatile("" ::: "memory");
+    *(volatile uint64_t *)rbp = v;
+    while (n-- > 0) __asm__ volatile("");
+    *(volatile uint64_t *)rbp = saved;
+    __asm__ volatile("" ::: "memory");
+}
+
+static int do_badfp(double t0)
+{
+    char local[64];
+    uint64_t sp_near = (uint64_t)(uintptr_t)local;
+    uint64_t vals[] = {0, 1, 0x10000000ull, 0xffff800000000000ull, sp_near - 4096, sp_near + 3,
+                       sp_near + (1ull << 22), (uint64_t)(uintptr_t)bufa, (uint64_t)(uintptr_t)&do_badfp,
+                       0x7ffffffff000ull, ~0ull - 15};
+    unsigned i = 0;
+    while (now(CLOCK_MONOTONIC) - t0 < secs) {
+        uint64_t v = vals[i++ % (sizeof vals / sizeof vals[0])];
+        spin_with_rbp(v, 200000);
+        spin_with_bad_link(v, 200000);
+    }
+    report_thread();
+    return 0;
+}
+#else
+static int do_badfp(double t0)
+{
+    (void)t0;
+    report_thread();
+    return 0;
+}
+#endif
 
 static void range(const char *name, void *fn) { printf("range %s %p %p\n", name, fn, (void *)((char *)fn + 256)); }
 
@@ -260,6 +315,7 @@ int main(int argc, char **argv)
         return WIFEXITED(st) && WEXITSTATUS(st) == 0 ? 0 : 4;
     }
     if (!strcmp(what, "sigprof")) return do_sigprof();
+    if (!strcmp(what, "badfp")) return do_badfp(t0);
     if (!strcmp(what, "sleep")) {
         int eintr = 0;
         while (now(CLOCK_MONOTONIC) - t0 < secs) {

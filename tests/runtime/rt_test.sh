@@ -152,6 +152,12 @@ exists)
     "$CHECK" valid link.bin 1 end || exit 1
     [ "$(stat -c %a link.bin)" = 600 ] || die "mode is not 0600"
     ;;
+badfp|badfp_cpuclock)
+    extra=; [ "$TEST" = badfp_cpuclock ] && extra=SPROF_TIMER=cpuclock
+    run SPROF_OUT=t.bin SPROF_HZ=10000 $extra -- badfp 2 || die "program crashed with a corrupt frame chain"
+    "$CHECK" valid t.bin 20 end || exit 1
+    "$BIN/sprof-trace" info t.bin | grep samples
+    ;;
 sigprof)
     run SPROF_OUT=t.bin -- sigprof 1 || die "program lost its own SIGPROF handler"
     cat out
