@@ -44,6 +44,8 @@ same_lines "callchains: --addrs" "$exp/callchains.addrs.folded" \
   "$fold" --addrs "$data/callchains.txt"
 same_lines "callchains: --tid 1001" "$exp/callchains.tid1001.folded" \
   "$fold" --tid 1001 "$data/callchains.txt"
+"$fold" --no-inline "$data/callchains.txt" 2>/dev/null | grep -qx 'app;\[libc.so.6\];start_thread;worker 1' \
+  && ok "callchains: --no-inline drops perf's (inlined) frames" || bad "callchains: --no-inline"
 same_lines "callchains: --perf-script FILE" "$exp/callchains.default.folded" \
   "$fold" --perf-script "$data/callchains.txt"
 

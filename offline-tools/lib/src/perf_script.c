@@ -663,6 +663,8 @@ static int frame_line(perf_parser *ps, const perf_frame *fr)
         /* perf's own inline frames precede the real frame at the same
          * address; with the symmap that frame expands to its full inline
          * chain, so these are only used when it does not resolve. */
+        if (ps->opt->no_inline)
+            return 0;
         return add_pending(ps, fr->func, fr->mod);
     }
     if (is_kernel_dso(fr->mod) || annotate_kernel_rule(fr->mod)) {
@@ -801,6 +803,18 @@ static int begin_sample(perf_parser *ps, const perf_header *h)
     return 0;
 }
 
+static int starts_with(span t, const char *lit)
+{
+    size_t n = strlen(lit);
+    return t.n >= n && memcmp(t.s, lit, n) == 0;
+}
+
+/* "comm pid time: PERF_RECORD_MMAP2 ...": a side-band record, not a sample. */
+static int is_side_band(const perf_header *h)
+{
+    return starts_with(h->event, "PERF_RECORD_") || starts_with(h->rest, "PERF_RECORD_");
+}
+
 /* "file.c:12" / "libc.so.6[27b25]": `perf script -F +srcline` lines. */
 static int is_srcline(const char *s, size_t len)
 {
@@ -856,6 +870,14 @@ static int parse_stream(perf_parser *ps, FILE *in)
         perf_header h;
         perf_frame fr;
         if (line[0] != '\t' && parse_header(line, len, &h)) {
+            if (is_side_band(&h)) {
+                /* --show-mmap-events / --show-task-events records: not samples */
+                if (end_sample(ps) != 0) {
+                    rc = -1;
+                    break;
+                }
+                continue;
+            }
             if (begin_sample(ps, &h) != 0) {
                 rc = -1;
                 break;
