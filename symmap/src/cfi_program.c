@@ -117,7 +117,7 @@ static int advance_by(interp *it, uint64_t delta, char *err, size_t errlen)
 static int run(interp *it, cfi_cursor *c, int in_cie, char *err, size_t errlen)
 {
     const int64_t daf = it->cie->data_align;
-    while (!it->stop && c->p < c->end) {
+    while (!it->stop && !c->bad && c->p < c->end) {
         uint8_t op = (uint8_t)cfi_u8(c);
         uint8_t low = op & 0x3f;
         uint64_t reg, u;

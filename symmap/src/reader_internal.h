@@ -16,6 +16,20 @@ typedef struct rtable {
     size_t stride;    /* entry size on disk (>= the v1 struct size) */
 } rtable;
 
+/* Buckets of 2^shift bytes from base; bucket b's entries start at first[b]
+ * (reader_index.c). */
+typedef struct addr_index {
+    uint32_t *first; /* nbuckets + 1 entries, NULL when the table is empty */
+    size_t nbuckets;
+    uint64_t base, span;
+    unsigned shift;
+} addr_index;
+
+int addr_index_build(addr_index *ix, const rtable *t);
+void addr_index_free(addr_index *ix);
+/* The slice of t that can hold the entry covering addr (possibly empty). */
+void addr_index_range(const addr_index *ix, const rtable *t, uint64_t addr, size_t *first, size_t *n);
+
 struct sprof_symmap {
     const uint8_t *base;
     size_t size;
@@ -32,6 +46,7 @@ struct sprof_symmap {
     uint32_t flags;
     const char *binary_path;
     sprof_segment *segments; /* decoded copy, so the API can hand out pointers */
+    addr_index frange_index, cfi_index;
 };
 
 #define RT_AT(t, type, i) ((const type *)(const void *)((t).p + (size_t)(i) * (t).stride))

@@ -52,7 +52,9 @@ static void fill_from_node(const sprof_symmap *m, const symmap_node *n, const sy
 
 size_t sprof_symmap_lookup(const sprof_symmap *m, uint64_t addr, sprof_frame *out, size_t max)
 {
-    size_t r = last_le(&m->franges, addr, 0, m->franges.n);
+    size_t first, n;
+    addr_index_range(&m->frange_index, &m->franges, addr, &first, &n);
+    size_t r = last_le(&m->franges, addr, first, n);
     if (r == (size_t)-1 || addr >= R_FRANGE(m, r)->hi)
         return 0;
     uint32_t fi = R_FRANGE(m, r)->func;
@@ -102,7 +104,9 @@ size_t sprof_symmap_lookup(const sprof_symmap *m, uint64_t addr, sprof_frame *ou
 
 int sprof_symmap_cfi_lookup(const sprof_symmap *m, uint64_t addr, sprof_cfi_row *row)
 {
-    size_t i = last_le(&m->cfi, addr, 0, m->cfi.n);
+    size_t first, n;
+    addr_index_range(&m->cfi_index, &m->cfi, addr, &first, &n);
+    size_t i = last_le(&m->cfi, addr, first, n);
     if (i == (size_t)-1 || addr >= R_CFI(m, i)->hi)
         return -1;
     const symmap_cfi *c = R_CFI(m, i);

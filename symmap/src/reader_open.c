@@ -25,6 +25,10 @@ static sprof_symmap *finish_open(sprof_symmap *m, char *err, size_t errlen)
             m->segments[i] = (sprof_segment){ s->vaddr, s->memsz, s->file_offset, s->filesz, s->flags };
         }
     }
+    if (addr_index_build(&m->frange_index, &m->franges) != 0 || addr_index_build(&m->cfi_index, &m->cfi) != 0) {
+        snprintf(err, errlen, "%s: out of memory", m->name);
+        goto bad;
+    }
     return m;
 bad:
     sprof_symmap_close(m);
@@ -130,6 +134,8 @@ void sprof_symmap_close(sprof_symmap *m)
         munmap(m->map, m->map_size);
     free(m->owned);
     free(m->segments);
+    addr_index_free(&m->frange_index);
+    addr_index_free(&m->cfi_index);
     free(m->name);
     free(m);
 }

@@ -51,7 +51,11 @@ long sprof_symmap_writer_add_inline(sprof_symmap_writer *w, long func_index, lon
                                     const sprof_symmap_names *names,
                                     const char *call_file, uint32_t call_line);
 
-/* One line-table row: from addr on (until the next row), code is file:line. */
+/* One line-table row: from addr on (until the next row), code is file:line.
+ * The file keeps ONE row per address (set semantics, so order cannot matter):
+ * a row with a line beats an end-of-sequence marker, and among several rows
+ * with lines the smallest (file, line) wins. DWARF often has several rows at
+ * one address (only the last describes the instruction): add just that one. */
 void sprof_symmap_writer_add_line(sprof_symmap_writer *w, uint64_t addr, const char *file,
                                   uint32_t line);
 /* Marks the end of a line sequence (addresses from here on have no line). */
