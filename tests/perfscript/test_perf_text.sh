@@ -49,6 +49,10 @@ same_lines "callchains: --tid 1001" "$exp/callchains.tid1001.folded" \
 same_lines "callchains: --perf-script FILE" "$exp/callchains.default.folded" \
   "$fold" --perf-script "$data/callchains.txt"
 
+# --- old perf: no time, frames indented with spaces, JIT names with quotes ---
+same_lines "old format (comm pid event:, space-indented frames)" "$exp/oldformat.default.folded" \
+  "$fold" "$data/oldformat.txt"
+
 # --- one line per sample (perf record without -g) ---
 same_lines "no call chains: default" "$exp/nochains.default.folded" "$fold" "$data/nochains.txt"
 same_lines "no call chains: --weight=cpu" "$exp/nochains.cpu.folded" "$fold" --weight=cpu "$data/nochains.txt"
