@@ -374,7 +374,7 @@ int sprof_generate(const sprof_gen_options *o, char *err, size_t errlen)
     if (dr < 0 && !o->quiet)
         fprintf(stderr, "sprof-symmap: warning: %s: unreadable DWARF (%s): symbol table only\n",
                 o->binary, derr);
-    else if (dr == 0 && !o->quiet)
+    else if (dr == 0 && !o->quiet && !g.elf.dynsym_only) /* that warning said enough */
         fprintf(stderr,
                 "sprof-symmap: warning: %s: no DWARF: symbol table only (no inline frames, no"
                 " lines; rebuild with -g)\n",

@@ -4,7 +4,9 @@
 # it -O2 -g, then prints: symmap generation time, symmap vs binary size,
 # lookup ns/PC over ~1M random PCs after mmap, and addr2line -f -i on the
 # same 10,000 addresses in the same run.
-#   bench/symmap/run.sh [NFUNCS]      (env: SPROF_BUILD to reuse a build dir)
+#   bench/symmap/run.sh [NFUNCS]
+# env: SPROF_BUILD (reuse a build dir), BENCH_WORK (work dir), REUSE_PROGRAM=1
+#      (keep the already compiled program in BENCH_WORK), NFILES, NPCS, NADDR
 set -eu
 NFUNCS=${1:-50000}
 NFILES=${NFILES:-10}
@@ -26,38 +28,44 @@ fi
 "$CC" -O2 -o "$WORK/lookup_bench" "$SRC/bench/symmap/lookup_bench.c" -I"$SRC/symmap/include" \
     "$BUILD/lib/libsprof_symmap.a"
 
-echo "generating $NFUNCS functions in $NFILES files ..."
-python3 "$SRC/bench/symmap/gen_program.py" "$WORK/prog" "$NFUNCS" "$NFILES"
-echo "compiling (-O2 -g -fno-omit-frame-pointer, 2 jobs) ..."
-t0=$(now)
-(cd "$WORK/prog" && ls part*.c main.c | xargs -P 2 -n 1 "$CC" -O2 -g -fno-omit-frame-pointer -c)
-(cd "$WORK/prog" && "$CC" -o bench part*.o main.o && cp bench.symbols.json bench.symbols.json.keep)
-t1=$(now)
-echo "  compile+link: $(elapsed "$t0" "$t1") s"
+if [ "${REUSE_PROGRAM:-0}" = 1 ] && [ -x "$WORK/prog/bench" ]; then
+    echo "reusing $WORK/prog/bench"
+else
+    echo "generating $NFUNCS functions in $NFILES files ..."
+    python3 "$SRC/bench/symmap/gen_program.py" "$WORK/prog" "$NFUNCS" "$NFILES"
+    echo "compiling (-O2 -g -fno-omit-frame-pointer, 2 jobs) ..."
+    t0=$(now)
+    (cd "$WORK/prog" && ls part*.c main.c | xargs -P 2 -n 1 "$CC" -O2 -g -fno-omit-frame-pointer -c)
+    (cd "$WORK/prog" && "$CC" -o bench part*.o main.o)
+    t1=$(now)
+    echo "  compile+link: $(elapsed "$t0" "$t1") s"
+fi
+echo "machine load: $(cut -d' ' -f1-3 /proc/loadavg) on $(nproc) CPUs (timings are noisy when loaded)"
 BIN="$WORK/prog/bench"
 nsyms=$(nm "$BIN" | grep -c ' T sp_')
 echo "  binary: $nsyms sp_* function symbols"
 
 t0=$(now)
-"$BUILD/bin/sprof-symmap" "$BIN" -o "$WORK/bench.symmap"
+/usr/bin/time -f '%U %S %M' -o "$WORK/gen.time" "$BUILD/bin/sprof-symmap" "$BIN" -o "$WORK/bench.symmap"
 t1=$(now)
-gen=$(elapsed "$t0" "$t1")
+gen="$(elapsed "$t0" "$t1") (wall), $(awk '{ print $1 + $2 " s CPU, peak RSS " int($3 / 1024) " MiB" }' "$WORK/gen.time")"
 bsize=$(stat -c %s "$BIN")
 msize=$(stat -c %s "$WORK/bench.symmap")
 echo
-echo "symmap generation: $gen s"
+echo "symmap generation: $gen"
 echo "binary size: $bsize bytes; symmap size: $msize bytes ($(echo "scale=1; 100 * $msize / $bsize" | bc) % of the binary)"
 "$BUILD/bin/sprof-symmap" --dump "$WORK/bench.symmap" > "$WORK/dump"
 echo "symmap contents: $(grep '^functions:' "$WORK/dump"), $(grep -c 'inline at' "$WORK/dump") inline probes, $(grep '^lines:' "$WORK/dump"), $(grep '^cfi:' "$WORK/dump")"
 
 "$WORK/lookup_bench" "$WORK/bench.symmap" "$NPCS" "$WORK/addrs" "$NADDR" | tee "$WORK/lookup.txt"
-ns=$(sed -n 's/^lookup: .* \([0-9.]*\) ns\/PC.*/\1/p' "$WORK/lookup.txt")
+ns=$(sed -n 's/^lookup, [0-9]* random PCs: \([0-9.]*\) ns\/PC CPU.*/\1/p' "$WORK/lookup.txt")
 
+# addr2line on the same addresses; CPU time (user+sys) like the lookup figure.
 t0=$(now)
-addr2line -f -i -e "$BIN" < "$WORK/addrs" > "$WORK/a2l.out"
+/usr/bin/time -f '%U %S' -o "$WORK/a2l.time" addr2line -f -i -e "$BIN" < "$WORK/addrs" > "$WORK/a2l.out"
 t1=$(now)
-a2l=$(elapsed "$t0" "$t1")
-a2l_ns=$(echo "scale=1; $a2l * 1000000000 / $NADDR" | bc)
-echo "addr2line -f -i: $NADDR addresses in $a2l s = $a2l_ns ns/address (includes its DWARF load)"
-echo "ratio addr2line / symmap lookup: $(echo "scale=0; $a2l_ns / $ns" | bc)x"
+a2l_cpu=$(awk '{ print $1 + $2 }' "$WORK/a2l.time")
+a2l_ns=$(echo "scale=1; $a2l_cpu * 1000000000 / $NADDR" | bc)
+echo "addr2line -f -i: $NADDR addresses: $a2l_cpu s CPU ($(elapsed "$t0" "$t1") s wall) = $a2l_ns ns/address CPU (includes its DWARF load)"
+echo "ratio addr2line / symmap lookup (CPU time per address): $(echo "scale=0; $a2l_ns / $ns" | bc)x"
 echo "(work dir: $WORK)"
