@@ -9,11 +9,14 @@
  *   sigprof SECS          installs its own SIGPROF handler + ITIMER_PROF; checks it is kept
  *   tasks                 prints "tasks N" (threads in /proc/self/task)
  *   sleep SECS            alternates sleeping syscalls and work; prints "eintr N"
+ *   dlopen SECS           dlopen()s libz after start, then spins
+ *   crash SECS segv|abort spins, then dies of the signal
  *   badfp SECS            spins with rbp holding garbage and with a corrupted saved
  *                         frame pointer: the walk must stop, never fault
  * Prints "range NAME LO HI" for code ranges the checker needs. */
 #define _GNU_SOURCE
 #include <dirent.h>
+#include <dlfcn.h>
 #include <errno.h>
 #include <poll.h>
 #include <pthread.h>
@@ -56,7 +59,7 @@ __attribute__((noinline)) static uint64_t fp_leaf(uint64_t x)
 
 static void *spin_thread(void *arg)
 {
-    (void)arg;
+    if (arg) pthread_setname_np(pthread_self(), (const char *)arg);
     double t0 = now(CLOCK_MONOTONIC);
     while (now(CLOCK_MONOTONIC) - t0 < secs) sink += fp_leaf(sink);
     report_thread();
@@ -71,7 +74,11 @@ static int do_spin(int n)
     }
     pthread_t th[64];
     if (n > 64) n = 64;
-    for (int i = 0; i < n; i++) pthread_create(&th[i], NULL, spin_thread, NULL);
+    static char names[64][16];
+    for (int i = 0; i < n; i++) {
+        snprintf(names[i], sizeof names[i], "worker-%d", i);
+        pthread_create(&th[i], NULL, spin_thread, names[i]);
+    }
     for (int i = 0; i < n; i++) pthread_join(th[i], NULL);
     return 0;
 }
@@ -316,6 +323,27 @@ int main(int argc, char **argv)
     }
     if (!strcmp(what, "sigprof")) return do_sigprof();
     if (!strcmp(what, "badfp")) return do_badfp(t0);
+    if (!strcmp(what, "dlopen")) {
+        void *h = dlopen("libz.so.1", RTLD_NOW);
+        if (!h) {
+            printf("dlopen failed: %s\n", dlerror());
+            return 5;
+        }
+        const char *(*ver)(void) = (const char *(*)(void))dlsym(h, "zlibVersion");
+        printf("zlib %s\n", ver ? ver() : "?");
+        while (now(CLOCK_MONOTONIC) - t0 < secs) sink += fp_leaf(sink);
+        report_thread();
+        return 0;
+    }
+    if (!strcmp(what, "crash")) {
+        while (now(CLOCK_MONOTONIC) - t0 < secs) sink += fp_leaf(sink);
+        report_thread();
+        if (argc > 3 && !strcmp(argv[3], "abort")) abort();
+        volatile int *volatile bad = (volatile int *)(uintptr_t)sink;
+        if ((uintptr_t)bad >= 4096) bad = NULL; /* (sink is never that small) */
+        *bad = 1; /* a real fault: kernel-generated SIGSEGV */
+        return 0;
+    }
     if (!strcmp(what, "sleep")) {
         int eintr = 0;
         while (now(CLOCK_MONOTONIC) - t0 < secs) {

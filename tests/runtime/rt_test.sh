@@ -64,6 +64,7 @@ threads4|threads4_cpuclock)
     extra=; [ "$TEST" = threads4_cpuclock ] && extra=SPROF_TIMER=cpuclock
     run SPROF_OUT=t.bin $extra -- spin 2 4 || die "program failed"
     "$CHECK" shares t.bin "$DIR/out" 5 || exit 1
+    "$BIN/sprof-trace" dump t.bin | grep -q 'THREAD .* name=worker-3' || die "thread names not recorded"
     ;;
 fibers|fibers_cpuclock)
     extra=; [ "$TEST" = fibers_cpuclock ] && extra=SPROF_TIMER=cpuclock
@@ -157,6 +158,19 @@ badfp|badfp_cpuclock)
     run SPROF_OUT=t.bin SPROF_HZ=10000 $extra -- badfp 2 || die "program crashed with a corrupt frame chain"
     "$CHECK" valid t.bin 20 end || exit 1
     "$BIN/sprof-trace" info t.bin | grep samples
+    ;;
+dlopen)
+    run SPROF_OUT=t.bin -- dlopen 1 || die "program failed"
+    "$CHECK" valid t.bin 1 end || exit 1
+    "$BIN/sprof-trace" dump t.bin | grep -q 'MAPPING .*libz\.so' || die "no MAPPING for the dlopen()ed libz"
+    ;;
+crash_segv|crash_abort)
+    sig=${TEST#crash_}
+    run SPROF_OUT=t.bin -- crash 0.5 $sig
+    rc=$?
+    want=139; [ $sig = abort ] && want=134
+    [ $rc -eq $want ] || die "exit status $rc, expected $want (the default action of the signal)"
+    "$CHECK" valid t.bin 5 end || exit 1
     ;;
 sigprof)
     run SPROF_OUT=t.bin -- sigprof 1 || die "program lost its own SIGPROF handler"
