@@ -182,6 +182,7 @@ void sprof_symmap_writer_add_line(sprof_symmap_writer *w, uint64_t addr, const c
     l->addr = addr;
     l->file = line ? f : wstr_intern(&w->strings, ""); /* line 0: "no line", file irrelevant */
     l->line = line;
+    l->seq = w->lines.n - 1;
     if (!l->file)
         w->failed = 1;
 }

@@ -120,12 +120,12 @@ static int cmp_line(const void *pa, const void *pb)
 {
     const wline *a = pa, *b = pb;
     CMP(a->addr, b->addr);
-    /* At one address a row with a line beats an end-of-sequence marker. */
+    /* At one address a row with a line beats an end-of-sequence marker, and
+     * among rows with lines the one added last wins: in a DWARF sequence only
+     * the last row at an address describes the instruction (addr2line and
+     * gdb agree). This is the one place where the order of adds matters. */
     CMP(a->line == 0, b->line == 0);
-    int c = wstr_cmp(a->file, b->file);
-    if (c)
-        return c;
-    CMP(a->line, b->line);
+    CMP(b->seq, a->seq);
     return 0;
 }
 

@@ -53,6 +53,7 @@ typedef struct wline {
     uint64_t addr;
     wstr *file;
     uint32_t line;
+    size_t seq; /* order added: at one address the last row added wins (DWARF) */
 } wline;
 
 #define WVEC(T) struct { T *v; size_t n, cap; }

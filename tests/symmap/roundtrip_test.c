@@ -229,6 +229,31 @@ int main(void)
     printf("unwritable path error: %s\n", err);
     sprof_symmap_writer_free(w);
 
+    /* Several rows at one address: the last one added wins (DWARF), and a
+     * row with a line beats an end-of-sequence marker at the same address. */
+    w = sprof_symmap_writer_new();
+    sprof_symmap_names lf = { "lf", NULL, "d.c", 1, SPROF_KIND_NATIVE, SPROF_COST_NATIVE, 0 };
+    CHECK(sprof_symmap_writer_add_function(w, 0x10, 0x40, &lf) == 0);
+    sprof_symmap_writer_add_line(w, 0x10, "z.c", 5);
+    sprof_symmap_writer_add_line(w, 0x10, "a.c", 9);
+    sprof_symmap_writer_add_line(w, 0x10, "m.c", 7);
+    sprof_symmap_writer_add_line(w, 0x18, "m.c", 8);
+    sprof_symmap_writer_add_line(w, 0x20, "b.c", 3);
+    sprof_symmap_writer_end_line_sequence(w, 0x20);
+    sprof_symmap_writer_end_line_sequence(w, 0x30);
+    CHECK(sprof_symmap_writer_to_memory(w, &eb, &en, err, sizeof(err)) == 0);
+    sprof_symmap_writer_free(w);
+    m = sprof_symmap_open_mem(eb, en, "lines", err, sizeof(err));
+    CHECK(m != NULL);
+    sprof_frame lfr;
+    CHECK(sprof_symmap_lookup(m, 0x10, &lfr, 1) == 1 && strcmp(lfr.file, "m.c") == 0 && lfr.line == 7);
+    CHECK(sprof_symmap_lookup(m, 0x1f, &lfr, 1) == 1 && strcmp(lfr.file, "m.c") == 0 && lfr.line == 8);
+    CHECK(sprof_symmap_lookup(m, 0x20, &lfr, 1) == 1 && strcmp(lfr.file, "b.c") == 0 && lfr.line == 3);
+    CHECK(sprof_symmap_lookup(m, 0x30, &lfr, 1) == 1 && strcmp(lfr.file, "d.c") == 0 && lfr.line == 0);
+    CHECK(sprof_symmap_line_count(m) == 4);
+    sprof_symmap_close(m);
+    free(eb);
+
     check_open_errors(dir);
 
     char cmd[600];

@@ -1,8 +1,9 @@
 /* sprof symmap writer: collect functions, inline trees, line rows, CFI rows
  * and layout in memory, then write one app.symmap. The writer sorts,
  * de-duplicates and flattens everything itself, so the bytes depend only on
- * what was added, never on the order it was added in: same inputs, same
- * bytes. Depends on libc only. Format: docs/symmap-format.md. */
+ * what was added, not on the order it was added in (one exception: several
+ * line rows at one address, see add_line): same inputs, same bytes.
+ * Depends on libc only. Format: docs/symmap-format.md. */
 #ifndef SPROF_SYMMAP_WRITER_H
 #define SPROF_SYMMAP_WRITER_H
 
@@ -52,10 +53,11 @@ long sprof_symmap_writer_add_inline(sprof_symmap_writer *w, long func_index, lon
                                     const char *call_file, uint32_t call_line);
 
 /* One line-table row: from addr on (until the next row), code is file:line.
- * The file keeps ONE row per address (set semantics, so order cannot matter):
- * a row with a line beats an end-of-sequence marker, and among several rows
- * with lines the smallest (file, line) wins. DWARF often has several rows at
- * one address (only the last describes the instruction): add just that one. */
+ * Add rows in line-table order. The file keeps ONE row per address: a row
+ * with a line beats an end-of-sequence marker, and among several rows with
+ * lines the one added LAST wins, as in DWARF, where only the last row at an
+ * address describes the instruction (what addr2line and gdb report). This is
+ * the only case where the order of adds changes the output. */
 void sprof_symmap_writer_add_line(sprof_symmap_writer *w, uint64_t addr, const char *file,
                                   uint32_t line);
 /* Marks the end of a line sequence (addresses from here on have no line). */
