@@ -397,6 +397,10 @@ int sprof_generate(const sprof_gen_options *o, char *err, size_t errlen)
     }
     for (size_t i = 0; i < g.dw.nlines; i++) {
         const sprof_dw_line *l = &g.dw.lines[i];
+        /* Several rows at one address (gcc's location views): the last one
+         * is the state of the line machine there, as debuggers read it. */
+        if (l->file && i + 1 < g.dw.nlines && g.dw.lines[i + 1].file && g.dw.lines[i + 1].addr == l->addr)
+            continue;
         if (l->file)
             sprof_symmap_writer_add_line(g.w, l->addr, l->file, l->line);
         else

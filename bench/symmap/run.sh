@@ -68,4 +68,7 @@ a2l_cpu=$(awk '{ print $1 + $2 }' "$WORK/a2l.time")
 a2l_ns=$(echo "scale=1; $a2l_cpu * 1000000000 / $NADDR" | bc)
 echo "addr2line -f -i: $NADDR addresses: $a2l_cpu s CPU ($(elapsed "$t0" "$t1") s wall) = $a2l_ns ns/address CPU (includes its DWARF load)"
 echo "ratio addr2line / symmap lookup (CPU time per address): $(echo "scale=0; $a2l_ns / $ns" | bc)x"
+addr2line -f -i -a -e "$BIN" < "$WORK/addrs" > "$WORK/a2l.addr.out"
+"$BUILD/bin/sprof-symmap" --lookup "$WORK/bench.symmap" $(cat "$WORK/addrs") > "$WORK/lookup.out"
+python3 "$SRC/bench/symmap/compare_addr2line.py" "$WORK/a2l.addr.out" "$WORK/lookup.out"
 echo "(work dir: $WORK)"
