@@ -35,7 +35,11 @@ awk -v leaf="$leaf" '
     pct = total ? 100 * whole / total : 0
     printf "%d of %d samples (%.2f%%) have main and all 50 levels\n", whole, total, pct
     if (pct < 99) { for (l in bad) printf "  missing: %s (%d)\n", substr(l, 1, 200), bad[l]; exit 1 }
-  }' "$d/out.folded" || { echo "FAIL: fewer than 99% of samples complete"; exit 1; }
+  }' "$d/out.folded" || {
+    # say whether the recorded chains themselves were cut (runtime side)
+    "$SPROF_BIN/sprof-trace" dump "$d/t.trace" 2>/dev/null | awk '/ SAMPLE / { n++; if ($0 ~ /chain_broken/) b++; if ($0 ~ /fp_scanned/) s++ }
+      END { printf "trace: %d samples, %d with chain_broken, %d with fp_scanned (as recorded by the runtime)\n", n, b, s }'
+    echo "FAIL: fewer than 99% of samples complete"; exit 1; }
 # the leaf itself must be there (the frameless leaf is the point of the test)
 grep -q ";$leaf[; ]" "$d/out.folded" || { echo "FAIL: $leaf never appears"; exit 1; }
 echo ok
