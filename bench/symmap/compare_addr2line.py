@@ -9,6 +9,12 @@ usage: compare_addr2line.py A2L_OUT LOOKUP_OUT"""
 import re
 import sys
 
+CLONE = re.compile(r"(\.(isra|constprop|part|cold|lto_priv|localalias|clone|\d+))+$")
+
+def base(name):
+    """addr2line names clones by their DWARF name: compare without .isra.0 etc."""
+    return CLONE.sub("", name)
+
 def main():
     a2l, cur = {}, None
     for l in open(sys.argv[1]):
@@ -27,10 +33,10 @@ def main():
         a, depth = int(m.group(1), 16), int(m.group(2))
         frames = ours.setdefault(a, [])
         if depth == len(frames):  # an address listed twice prints twice
-            frames.append((m.group(6) or m.group(3), m.group(5).rsplit(":", 1)[-1]))
+            frames.append((base(m.group(6) or m.group(3)), m.group(5).rsplit(":", 1)[-1]))
     same = shown = 0
     for a, lines in a2l.items():
-        want = [(f, loc.rsplit(":", 1)[-1].split(" ")[0].replace("?", "0"))
+        want = [(base(f), loc.rsplit(":", 1)[-1].split(" ")[0].replace("?", "0"))
                 for f, loc in zip(lines[0::2], lines[1::2])]
         if ours.get(a) == want:
             same += 1

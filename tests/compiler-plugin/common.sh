@@ -84,3 +84,19 @@ inline_callers() {
              want && /#1 run  \(toplevel, user\)  fixture.rb:/ { sub(/.*fixture.rb:/, ""); sub(/ .*/, ""); print }
              { want = 0 }' | sort -u
 }
+
+# agree_with_addr2line BIN SYMMAP: every byte of every text symbol gives the
+# same function chain and lines as addr2line -f -i (bench/symmap/compare_addr2line.py).
+agree_with_addr2line() {
+    nm -S "$1" | awk '$3 ~ /^[tT]$/ && NF == 4 { print $1, $2 }' > "$WORK/ranges"
+    : > "$WORK/all.addrs"
+    while read -r a s; do
+        i=0
+        while [ $i -lt $((0x$s)) ]; do printf '0x%x\n' $((0x$a + i)); i=$((i + 1)); done >> "$WORK/all.addrs"
+    done < "$WORK/ranges"
+    addr2line -f -i -a -e "$1" < "$WORK/all.addrs" > "$WORK/a2l.out"
+    "$SYMMAP" --lookup "$2" $(cat "$WORK/all.addrs") > "$WORK/ours.out"
+    python3 "$SPROF_SRC/bench/symmap/compare_addr2line.py" "$WORK/a2l.out" "$WORK/ours.out" > "$WORK/agree"
+    n=$(wc -l < "$WORK/all.addrs")
+    grep -q "agreement with addr2line: $n of $n " "$WORK/agree" || fail "$1: differs from addr2line: $(cat "$WORK/agree")"
+}

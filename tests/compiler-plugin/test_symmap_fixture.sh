@@ -11,6 +11,7 @@ cp "$HERE/fixture.symbols.json" "$WORK/"
 # The empty-string quirk row gives exactly one warning line.
 [ "$(grep -c 'empty strings' "$WORK/warn")" = 1 ] || fail "expected one empty-string warning: $(cat "$WORK/warn")"
 check_all_functions "$WORK/fixture" "$WORK/fixture.symmap"
+agree_with_addr2line "$WORK/fixture" "$WORK/fixture.symmap"
 "$SYMMAP" --dump "$WORK/fixture.symmap" > "$WORK/dump" || fail "--dump failed"
 grep -q '^pie: yes' "$WORK/dump" || fail "PIE not recorded"
 grep -q '^build-id: [0-9a-f]\{40\}' "$WORK/dump" || fail "build-id not recorded"
@@ -92,6 +93,7 @@ build_fixture fixture_dw4 -O2 -gdwarf-4 -fno-omit-frame-pointer -fPIE -pie
 cp "$HERE/fixture.symbols.json" "$WORK/fixture_dw4.symbols.json"
 "$SYMMAP" --quiet "$WORK/fixture_dw4" || fail "DWARF 4 build failed"
 check_all_functions "$WORK/fixture_dw4" "$WORK/fixture_dw4.symmap"
+agree_with_addr2line "$WORK/fixture_dw4" "$WORK/fixture_dw4.symmap"
 [ "$(inline_callers "$WORK/fixture_dw4.symmap" "$WORK/fixture_dw4" sp_run | tr '\n' ' ')" = "39 42 " ] ||
     fail "DWARF 4: inlined scale() not found at run lines 39 and 42"
 
