@@ -57,8 +57,11 @@ static void pace_cpuclock(void)
             if (t->pacer_next_cpu_ns == 0) t->pacer_next_cpu_ns = cpu + period;
             if (cpu >= t->pacer_next_cpu_ns) {
                 t->pacer_next_cpu_ns += period;
-                /* more than two periods behind (thread was not scheduled): forgive */
-                if (cpu > t->pacer_next_cpu_ns + 2 * period) t->pacer_next_cpu_ns = cpu + period;
+                /* Behind (late wake-ups on a busy machine): the next wake comes
+                 * after period/8 and catches up, one signal in flight at a
+                 * time. More than 10 periods behind: forgive the debt rather
+                 * than burst (the weights carry the CPU time either way). */
+                if (cpu > t->pacer_next_cpu_ns + 10 * period) t->pacer_next_cpu_ns = cpu + period;
                 if (!atomic_exchange(&t->pending, 1)) {
                     if (tgkill_tid(t->tid, g_sprof.sig) != 0) atomic_store(&t->pending, 0);
                 }

@@ -63,7 +63,10 @@ rate_posix_timer|rate_itimer)
 threads4|threads4_cpuclock)
     extra=; [ "$TEST" = threads4_cpuclock ] && extra=SPROF_TIMER=cpuclock
     run SPROF_OUT=t.bin $extra -- spin 2 4 || die "program failed"
-    "$CHECK" shares t.bin "$DIR/out" 5 || exit 1
+    # weights (what the profile shows) within 5 points; raw counts within 5
+    # points for perf_event, 10 for the user-space-paced fallback
+    ctol=5; [ "$(mech_of t.bin)" = perf_event ] || ctol=10
+    "$CHECK" shares t.bin "$DIR/out" 5 $ctol || exit 1
     "$BIN/sprof-trace" dump t.bin | grep -q 'THREAD .* name=worker-3' || die "thread names not recorded"
     ;;
 fibers|fibers_cpuclock)

@@ -2,7 +2,8 @@
  * printed (tests/runtime/rt_prog.c). Uses the shared reader library.
  *   valid TRACE MIN_SAMPLES end|truncated|any [PID]
  *   rate TRACE PROGOUT HZ TOL_PCT          samples ≈ CPU × Hz
- *   shares TRACE PROGOUT TOL_PP            each thread's sample share vs its CPU share
+ *   shares TRACE PROGOUT TOL_PP COUNT_TOL_PP  each thread's weight share (what the
+ *                                          profile shows) and sample-count share vs its CPU share
  *   depth TRACE MIN_FRAMES MIN_PCT         FP chains at least MIN_FRAMES deep
  *   cand TRACE PROGOUT leaf|libc MIN_PCT   leaf samples carry a candidate into a caller
  *   mech TRACE NAME                        the mechanism that ran */
@@ -84,7 +85,7 @@ static int each(sprof_trace *t, sample_fn fn, void *ctx)
 struct counts {
     uint64_t samples, ends, have_info, pid, mech, libc_lo[8], libc_hi[8];
     int nlibc;
-    uint64_t per_tid_n[MAXT];
+    uint64_t per_tid_n[MAXT], per_tid_w[MAXT];
     uint32_t tids[MAXT];
     int ntids;
 };
@@ -98,7 +99,10 @@ static void count_cb(const sprof_trace_record *r, void *ctx)
         for (i = 0; i < c->ntids && c->tids[i] != r->u.sample.tid; i++) {
         }
         if (i == c->ntids && c->ntids < MAXT) c->tids[c->ntids++] = r->u.sample.tid;
-        if (i < MAXT) c->per_tid_n[i]++;
+        if (i < MAXT) {
+            c->per_tid_n[i]++;
+            c->per_tid_w[i] += r->u.sample.weight_ns;
+        }
     } else if (r->type == SPROF_REC_END) {
         c->ends++;
     } else if (r->type == SPROF_REC_INFO) {
@@ -218,25 +222,32 @@ int main(int argc, char **argv)
         printf("samples %" PRIu64 " expected %.0f (cpu %.3f s) deviation %.1f%%\n", n, expect, cpu / 1e9, dev);
         return dev < -atof(argv[5]) || dev > atof(argv[5]) ? fail("%s", "sample count off") : 0;
     }
-    if (!strcmp(cmd, "shares") && argc == 5) {
+    if (!strcmp(cmd, "shares") && argc == 6) {
         struct prog_out p;
         read_prog(argv[3], &p);
         struct counts c;
         load_counts(trace, &c);
         double cpu = 0;
         uint64_t n = 0;
-        uint64_t nt[MAXT] = {0};
+        uint64_t nt[MAXT] = {0}, w = 0, wt[MAXT] = {0};
         for (int i = 0; i < p.nt; i++) {
             cpu += p.cpu_ns[i];
             for (int j = 0; j < c.ntids; j++)
-                if (c.tids[j] == p.tid[i]) nt[i] = c.per_tid_n[j];
+                if (c.tids[j] == p.tid[i]) {
+                    nt[i] = c.per_tid_n[j];
+                    wt[i] = c.per_tid_w[j];
+                }
             n += nt[i];
+            w += wt[i];
         }
         int bad = 0;
+        double tol = atof(argv[4]), ctol = atof(argv[5]);
         for (int i = 0; i < p.nt; i++) {
             double want = 100 * p.cpu_ns[i] / cpu, got = n ? 100.0 * (double)nt[i] / (double)n : 0;
-            printf("tid %u cpu share %.1f%% sample share %.1f%% (%" PRIu64 " samples)\n", p.tid[i], want, got, nt[i]);
-            if (!nt[i] || got - want > atof(argv[4]) || want - got > atof(argv[4])) bad = 1;
+            double gotw = w ? 100.0 * (double)wt[i] / (double)w : 0;
+            printf("tid %u cpu share %.1f%% weight share %.1f%% sample share %.1f%% (%" PRIu64 " samples)\n",
+                   p.tid[i], want, gotw, got, nt[i]);
+            if (!nt[i] || gotw - want > tol || want - gotw > tol || got - want > ctol || want - got > ctol) bad = 1;
         }
         return bad ? fail("%s", "a thread's share is off or it has no samples") : 0;
     }
