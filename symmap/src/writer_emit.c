@@ -586,6 +586,27 @@ int sprof_symmap_writer_write(sprof_symmap_writer *w, const char *path, char *er
         set_err(err, errlen, "%s: %s", path, why);
         return -1;
     }
+    /* An existing non-regular target (/dev/null, a FIFO) is written in place:
+     * renaming over it would replace the device with a regular file. */
+    struct stat st;
+    if (stat(path, &st) == 0 && !S_ISREG(st.st_mode)) {
+        int rc = -1;
+        if (S_ISDIR(st.st_mode)) {
+            set_err(err, errlen, "%s: is a directory", path);
+        } else {
+            int fd = open(path, O_WRONLY | O_CLOEXEC);
+            if (fd < 0 || write_all(fd, buf, size) != 0)
+                set_err(err, errlen, "%s: cannot write: %s", path, strerror(errno));
+            else
+                rc = 0;
+            if (fd >= 0 && close(fd) != 0 && rc == 0) {
+                set_err(err, errlen, "%s: cannot write: %s", path, strerror(errno));
+                rc = -1;
+            }
+        }
+        free(buf);
+        return rc;
+    }
     size_t plen = strlen(path);
     char *tmp = malloc(plen + 16);
     if (!tmp) {

@@ -162,7 +162,9 @@ static void check_open_errors(const char *dir)
     snprintf(path, sizeof(path), "%s/missing.symmap", dir);
     CHECK(sprof_symmap_open(path, err, sizeof(err)) == NULL);
     CHECK(strstr(err, "No such file") != NULL);
-    CHECK(sprof_symmap_open("/dev/null", err, sizeof(err)) == NULL);
+    snprintf(path, sizeof(path), "%s/fifo.symmap", dir);
+    CHECK(mkfifo(path, 0644) == 0);
+    CHECK(sprof_symmap_open(path, err, sizeof(err)) == NULL); /* must not block either */
     CHECK(strstr(err, "not a regular file") != NULL);
 }
 
@@ -224,6 +226,13 @@ int main(void)
     CHECK(f == 0);
     CHECK(sprof_symmap_writer_add_inline(w, 1, -1, NULL, 0, &ok, NULL, 0) == -1);
     CHECK(sprof_symmap_writer_add_inline(w, 0, 5, NULL, 0, &ok, NULL, 0) == -1);
+    /* A device target is written in place, never replaced by a regular file. */
+    struct stat dn;
+    if (stat("/dev/null", &dn) == 0 && S_ISCHR(dn.st_mode)) {
+        CHECK(sprof_symmap_writer_write(w, "/dev/null", err, sizeof(err)) == 0);
+        CHECK(stat("/dev/null", &dn) == 0 && S_ISCHR(dn.st_mode));
+    }
+    CHECK(sprof_symmap_writer_write(w, dir, err, sizeof(err)) == -1 && strstr(err, "is a directory"));
     snprintf(path, sizeof(path), "%s/no/such/dir/x.symmap", dir);
     CHECK(sprof_symmap_writer_write(w, path, err, sizeof(err)) == -1);
     printf("unwritable path error: %s\n", err);
