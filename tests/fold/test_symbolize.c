@@ -104,6 +104,36 @@ int main(void)
         }
     }
 
+    /* a "return address" at a function's first byte (makecontext's
+     * __start_context): pc-1 is in no function, so pc itself names it */
+    n = sprof_symbolize(s, &me, LOAD + 0x1300, 1, &fr);
+    CHECK(n == 1 && strcmp(fname(&p, fr[0]), "main") == 0, "return address at function start: %s",
+          n ? fname(&p, fr[0]) : "-");
+
+    /* the runtime's pthread_create wrapper is dropped with start_thread */
+    {
+        sprof_pframe tw = { .name = "trampoline", .c_name = "trampoline", .file = "",
+                            .module = "/x/lib/libsprof.so" };
+        sprof_pframe st = { .name = "start_thread", .c_name = "start_thread", .file = "",
+                            .module = "/lib/libc.so.6" };
+        uint32_t st3[4], k = 0;
+        sprof_symbolize(s, &me, LOAD + 0x1115, 0, &fr);
+        st3[k++] = fr[0];
+        st3[k++] = fr[1];
+        st3[k++] = sprof_profile_intern_frame(&p, &tw);
+        st3[k++] = sprof_profile_intern_frame(&p, &st);
+        int complete;
+        k = sprof_shape_stack(&p, st3, k, &complete);
+        CHECK(k == 2 && complete && strcmp(fname(&p, st3[1]), "Foo#bar") == 0,
+              "thread root: %u frames, root %s", k, k ? fname(&p, st3[k - 1]) : "-");
+        /* a stack that reaches libc's process start without main is incomplete */
+        sprof_pframe ls = { .name = "__libc_start_call_main", .c_name = "__libc_start_call_main",
+                            .file = "", .module = "/lib/libc.so.6" };
+        uint32_t st4[3] = { st3[0], st3[1], sprof_profile_intern_frame(&p, &ls) };
+        k = sprof_shape_stack(&p, st4, 3, &complete);
+        CHECK(k == 3 && !complete, "lost main: %u frames, complete %d", k, complete);
+    }
+
     /* no symbol and no readable ELF file: module+0xoffset, counted */
     uint64_t before = sprof_symbolizer_unresolved(s);
     n = sprof_symbolize(s, &me, LOAD + 0x1600, 0, &fr);

@@ -199,6 +199,23 @@ static void test_unknown_word_falls_back(void)
     CHECK(info.used_fallback, "unknown word: expected the fallback");
 }
 
+static void test_non_code_return_address_falls_back(void)
+{
+    /* frameless leaf whose RA slot holds a stack address (stale CFI fit) */
+    sprof_sample_view s = base_sample(0x401005, SP + 0x40);
+    uint32_t coff[] = { 0 };
+    uint64_t cval[] = { SP + 0x200 };
+    s.ncand = 1;
+    s.cand_off = coff;
+    s.cand_val = cval;
+    uint64_t pcs[64];
+    sprof_unwind_info info;
+    size_t n = sprof_unwind(&s, &env, pcs, 64, &info);
+    uint64_t want[] = { 0x401005, 0x403020, 0x404030, 0x7f0000005010 };
+    expect("non-code RA", pcs, n, want, 4);
+    CHECK(info.used_fallback, "non-code RA: expected the fallback");
+}
+
 static void test_kernel_chain_without_offsets(void)
 {
     uint32_t unknown[3] = { SPROF_FPOFF_UNKNOWN, SPROF_FPOFF_UNKNOWN, SPROF_FPOFF_UNKNOWN };
@@ -232,6 +249,7 @@ int main(void)
     test_fp_leaf_switches_to_chain();
     test_no_cfi_falls_back();
     test_unknown_word_falls_back();
+    test_non_code_return_address_falls_back();
     test_kernel_chain_without_offsets();
     test_bounded();
     if (failures) {

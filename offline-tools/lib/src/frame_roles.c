@@ -57,3 +57,14 @@ int sprof_is_thread_start(const char *c_name)
     };
     return base_in(c_name, set);
 }
+
+int sprof_is_runtime_thread_wrapper(const char *c_name, const char *module, const char *file)
+{
+    if (!base_is(c_name, "trampoline") && !base_is(c_name, "sprof_thread_trampoline"))
+        return 0;
+    const char *slash = strrchr(module, '/');
+    const char *base = slash ? slash + 1 : module;
+    size_t flen = strlen(file);
+    return strncmp(base, "libsprof", 8) == 0 ||
+           (flen >= 11 && strcmp(file + flen - 11, "interpose.c") == 0);
+}

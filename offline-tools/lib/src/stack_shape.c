@@ -41,6 +41,9 @@ uint32_t sprof_shape_stack(sprof_profile *p, uint32_t *stack, uint32_t n, int *c
                 uint32_t j = i;
                 while (j > 1 && sprof_is_thread_start(p->frames[stack[j - 1]].c_name))
                     j--;
+                const sprof_pframe *w = &p->frames[stack[j - 1]];
+                if (j > 1 && sprof_is_runtime_thread_wrapper(w->c_name, w->module, w->file))
+                    j--; /* the profiler's own wrapper is not the program's */
                 n = j;
                 *complete = 1;
                 break;

@@ -4,7 +4,8 @@
  *    back into whoever resumed it is dropped);
  *  - otherwise the stack is rooted at the outermost `main` (libc's _start,
  *    __libc_start_main, __libc_start_call_main outside it are dropped), or
- *    at a thread's start routine (start_thread, clone3 dropped);
+ *    at a thread's start routine (start_thread, clone3 and the sprof
+ *    runtime's pthread_create wrapper dropped);
  *  - a stack that reaches neither keeps all its frames and is incomplete;
  *  - GC-root bookkeeping helpers (sp_gc_cleanup, _sp_gc_root_push/pop, ...)
  *    are dropped everywhere but the leaf.

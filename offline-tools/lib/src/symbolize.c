@@ -92,6 +92,10 @@ static uint32_t resolve(sprof_symbolizer *s, const sprof_map_entry *me, uint64_t
     if (have_vaddr && mod->is_main && s->symmap) {
         sprof_frame fr[MAX_INLINE_DEPTH];
         size_t k = sprof_symmap_lookup(s->symmap, look, fr, MAX_INLINE_DEPTH);
+        /* a "return address" at a function's first byte was not pushed by a
+         * call (makecontext's __start_context, signal frames): use pc itself */
+        if (k == 0 && is_return)
+            k = sprof_symmap_lookup(s->symmap, vaddr, fr, MAX_INLINE_DEPTH);
         if (k > MAX_INLINE_DEPTH)
             k = MAX_INLINE_DEPTH;
         uint32_t n = 0;
@@ -114,6 +118,8 @@ static uint32_t resolve(sprof_symbolizer *s, const sprof_map_entry *me, uint64_t
     uint64_t elf_vaddr;
     if (elf && sprof_elf_offset_to_vaddr(elf, off, &elf_vaddr) == 0) {
         const sprof_elf_symbol *sym = sprof_elf_symbol_at(elf, elf_vaddr - (uint64_t)(is_return ? 1 : 0));
+        if (!sym && is_return)
+            sym = sprof_elf_symbol_at(elf, elf_vaddr);
         if (sym) {
             sprof_pframe f = { .name = sym->name, .c_name = sym->name, .file = "",
                                .module = mod->path, .kind = SPROF_KIND_NATIVE,
