@@ -101,6 +101,30 @@ int main(int argc, char **argv)
         save(dir, "eh_frame-8-records", &tag, 1, p, records_prefix(p, n, 8));
     }
     free(img);
+
+    /* A .debug_frame (tag 1): a version-4 CIE (address size 8) and one FDE
+     * whose CIE pointer is a section offset, with set_loc, remember/restore
+     * and a CFA expression in its program. */
+    static const uint8_t debug_frame[] = {
+        1,                                    /* tag: .debug_frame */
+        20, 0, 0, 0,                          /* CIE length */
+        0xff, 0xff, 0xff, 0xff,               /* CIE id */
+        4, 0,                                 /* version 4, no augmentation */
+        8, 0,                                 /* address size, segment size */
+        1, 0x78, 16,                          /* code align 1, data align -8, ra 16 */
+        0x0c, 7, 8, 0x90, 1,                  /* def_cfa rsp+8; ra at cfa-8 */
+        0, 0, 0, 0,                           /* padding (nops) */
+        43, 0, 0, 0,                          /* FDE length */
+        0, 0, 0, 0,                           /* CIE pointer: offset 0 */
+        0x00, 0x10, 0x40, 0, 0, 0, 0, 0,      /* initial location 0x401000 */
+        0x40, 0, 0, 0, 0, 0, 0, 0,            /* range 0x40 */
+        0x41, 0x0e, 16, 0x86, 2,              /* +1: cfa rsp+16, rbp at cfa-16 */
+        0x43, 0x0d, 6, 0x0a,                  /* +3: cfa rbp; remember */
+        0x01, 0x30, 0x10, 0x40, 0, 0, 0, 0, 0,/* set_loc 0x401030 */
+        0x0f, 2, 0x77, 8, 0x0b,               /* def_cfa_expression; restore_state */
+    };
+    snprintf(dir, sizeof(dir), "%s/cfi", argv[1]);
+    save(dir, "debug_frame-v4", debug_frame, sizeof(debug_frame), NULL, 0);
     printf("seeds written under %s\n", argv[1]);
     return 0;
 }
