@@ -20,6 +20,12 @@ typedef struct builder {
     uint64_t *stamp; /* per row: last stack (1-based, per side) that counted its total */
 } builder;
 
+/* Saturating add: hostile counts must not wrap below a row's own count. */
+static void add_sat(uint64_t *v, uint64_t w)
+{
+    *v = *v > UINT64_MAX - w ? UINT64_MAX : *v + w;
+}
+
 static int ends_with(const char *s, const char *suffix)
 {
     size_t a = strlen(s), b = strlen(suffix);
@@ -117,7 +123,7 @@ static int add_side(builder *b, const sprof_profile *p, int side, int by_lines)
     for (size_t s = 0; s < p->nstacks; s++) {
         const sprof_pstack *st = &p->stacks[s];
         uint64_t w = st->samples;
-        t->n[side] += w;
+        add_sat(&t->n[side], w);
         if (w == 0)
             continue;
         /* self: the leaf; with --lines, the innermost .rb line. */
@@ -126,7 +132,7 @@ static int add_side(builder *b, const sprof_profile *p, int side, int by_lines)
             if (f >= p->nframes)
                 continue;
             if (rows[f] != NO_ROW) {
-                t->rows[rows[f]].self[side] += w;
+                add_sat(&t->rows[rows[f]].self[side], w);
                 break;
             }
             if (!by_lines)
@@ -141,7 +147,7 @@ static int add_side(builder *b, const sprof_profile *p, int side, int by_lines)
             if (b->stamp[r] == s + 1)
                 continue;
             b->stamp[r] = s + 1;
-            t->rows[r].total[side] += w;
+            add_sat(&t->rows[r].total[side], w);
         }
     }
     free(rows);

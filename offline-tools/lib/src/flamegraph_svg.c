@@ -146,9 +146,10 @@ static void write_tooltip(FILE *out, const sprof_flame_tree *t, const sprof_flam
  * name if it fits, else cut with "..", nothing under 3 characters). */
 static void write_label(FILE *out, const char *name, double w)
 {
-    long maxc = (long)floor((w - 3) / (FONT_SIZE * FONT_WIDTH));
-    if (maxc < 3)
+    double fit = floor((w - 3) / (FONT_SIZE * FONT_WIDTH));
+    if (!(fit >= 3))
         return;
+    long maxc = fit > 100000 ? 100000 : (long)fit;
     size_t len = sprof_flame_utf8_len(name);
     if ((long)len <= maxc) {
         sprof_flame_xml_escape(out, name, SIZE_MAX);

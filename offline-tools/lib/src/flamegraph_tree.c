@@ -102,12 +102,12 @@ void sprof_flame_tree_free(sprof_flame_tree *t)
     memset(t, 0, sizeof *t);
 }
 
+/* Saturating: hostile counts near 2^64 must not wrap and make a child
+ * wider than its parent. */
 static void add_weight(sprof_flame_node *n, uint64_t w, int baseline)
 {
-    if (baseline)
-        n->before += w;
-    else
-        n->value += w;
+    uint64_t *v = baseline ? &n->before : &n->value;
+    *v = *v > UINT64_MAX - w ? UINT64_MAX : *v + w;
 }
 
 /* Queue a stack whose names are already interned; the tree is built by
@@ -140,7 +140,8 @@ static int add_interned(sprof_flame_tree *t, const char *const *names, const uin
         in->stacks = st;
         in->capstacks = cap;
     }
-    memcpy(in->pool + in->npool, names, n * sizeof *names);
+    if (n > 0)
+        memcpy(in->pool + in->npool, names, n * sizeof *names);
     for (uint32_t i = 0; i < n; i++)
         in->costs[in->npool + i] = costs ? costs[i] : SPROF_COST_NATIVE;
     in->stacks[in->nstacks++] = (pending){ in->npool, n, baseline, weight };
@@ -241,7 +242,8 @@ int sprof_flame_tree_finish(sprof_flame_tree *t)
 {
     struct sprof_flame_tree_internal *in = t->internal;
     int rc = 0;
-    qsort_r(in->stacks, in->nstacks, sizeof *in->stacks, by_names, in);
+    if (in->nstacks > 1)
+        qsort_r(in->stacks, in->nstacks, sizeof *in->stacks, by_names, in);
     /* path[d] = node at depth d + 1 of the current path; last[] = last
      * child created under a node, to link siblings in creation order. */
     uint32_t *path = NULL, depth = 0, cap = 0;
