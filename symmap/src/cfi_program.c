@@ -114,7 +114,7 @@ static int advance_by(interp *it, uint64_t delta, char *err, size_t errlen)
 }
 
 /* Execute one program. Returns 0 or -1 (err set). */
-static int run(interp *it, cfi_cursor *c, int in_cie, char *err, size_t errlen)
+static int run(interp *it, cfi_cursor *c, char *err, size_t errlen)
 {
     const int64_t daf = it->cie->data_align;
     while (!it->stop && !c->bad && c->p < c->end) {
@@ -266,7 +266,6 @@ static int run(interp *it, cfi_cursor *c, int in_cie, char *err, size_t errlen)
     }
     if (c->bad)
         goto truncated;
-    (void)in_cie;
     return 0;
 truncated:
     snprintf(err, errlen, "truncated CFA instruction");
@@ -291,11 +290,11 @@ int cfi_run_fde(const cfi_cie *cie, cfi_cursor *cie_prog, cfi_cursor *fde_prog, 
     it->cur.cfa_is_expr = 1;
     it->cur.ra.kind = RULE_UNDEF;
     it->cur.rbp.kind = RULE_SAME;
-    int rc = run(it, cie_prog, 1, err, errlen);
+    int rc = run(it, cie_prog, err, errlen);
     if (rc == 0) {
         it->initial = it->cur;
         it->depth = 0; /* the CIE's remembered states do not leak into FDEs */
-        rc = run(it, fde_prog, 0, err, errlen);
+        rc = run(it, fde_prog, err, errlen);
     }
     if (rc == 0) {
         if (it->stop)

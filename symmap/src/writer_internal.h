@@ -6,6 +6,7 @@
 #include <stdint.h>
 
 #include "sprof/symmap_writer.h"
+#include "symmap_format.h"
 
 /* An interned string: every distinct text is stored once; `offset` is its
  * place in the string table, assigned when the file is laid out. */
@@ -104,5 +105,35 @@ typedef int (*wbetter_fn)(size_t a, size_t b, const void *ctx);
  * `ranges` is sorted in place. Returns 0, -1 on out of memory. */
 int wflatten(wrange *ranges, size_t n, wbetter_fn better, const void *ctx,
              wflat **out, size_t *nout);
+
+/* ---- building and laying out (writer_tables.c, writer_layout.c) ---- */
+
+/* Everything computed before layout (writer_tables.c). */
+typedef struct wtables {
+    size_t *order;  /* sorted function position -> writer index */
+    symmap_func *funcs;
+    wflat *franges;
+    size_t nfranges;
+    symmap_node *nodes;
+    winline **node_src; /* node -> source inline (for names) */
+    size_t nnodes;
+    WVEC(symmap_interval) intervals;
+    wline *lines;
+    size_t nlines;
+    sprof_cfi_row *cfi;
+    size_t ncfi;
+    sprof_segment *segs;
+    size_t nsegs;
+    wstr **strs;
+    size_t nstrs;
+    uint64_t strings_size;
+} wtables;
+int wtables_build(sprof_symmap_writer *w, wtables *t, char *err, size_t errlen);
+void wtables_free(wtables *t);
+
+/* snprintf into err (if any). */
+void wset_err(char *err, size_t errlen, const char *fmt, ...) __attribute__((format(printf, 3, 4)));
+/* memcpy that accepts a NULL source when there is nothing to copy. */
+void wcopy_n(void *dst, const void *src, size_t n);
 
 #endif

@@ -1,5 +1,8 @@
-/* String interning for the writer: each distinct text stored once, so
- * millions of line rows naming the same file cost one copy. */
+/* String interning for the writer (each distinct text stored once, so
+ * millions of line rows naming the same file cost one copy), and the
+ * writer's small helpers: growing vectors, errors, copies. */
+#include <stdarg.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -91,4 +94,21 @@ int wvec_reserve(void **v, size_t *cap, size_t need, size_t elem)
     *v = nv;
     *cap = ncap;
     return 0;
+}
+
+void wset_err(char *err, size_t errlen, const char *fmt, ...)
+{
+    if (!err || !errlen)
+        return;
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(err, errlen, fmt, ap);
+    va_end(ap);
+}
+
+/* memcpy that accepts a NULL source when there is nothing to copy. */
+void wcopy_n(void *dst, const void *src, size_t n)
+{
+    if (n)
+        memcpy(dst, src, n);
 }

@@ -1,36 +1,15 @@
-/* The writer's output half: sort, flatten, de-duplicate, lay out the v1
- * file (docs/symmap-format.md) and write it atomically. */
-#include <errno.h>
-#include <fcntl.h>
-#include <stdarg.h>
-#include <stdio.h>
+/* The writer's table builder: sort every table with a total order, flatten
+ * overlapping functions and inline trees into disjoint intervals, drop
+ * redundant line rows, and build the string table (writer_layout.c then
+ * lays the result out as bytes). */
 #include <stdlib.h>
 #include <string.h>
-#include <sys/stat.h>
-#include <unistd.h>
 
 #include "cfi_internal.h"
 #include "symmap_format.h"
 #include "writer_internal.h"
 
 #define CMP(x, y) do { if ((x) != (y)) return (x) < (y) ? -1 : 1; } while (0)
-
-static void set_err(char *err, size_t errlen, const char *fmt, ...)
-{
-    if (!err || !errlen)
-        return;
-    va_list ap;
-    va_start(ap, fmt);
-    vsnprintf(err, errlen, fmt, ap);
-    va_end(ap);
-}
-
-/* memcpy that accepts a NULL source when there is nothing to copy. */
-static void copy_n(void *dst, const void *src, size_t n)
-{
-    if (n)
-        memcpy(dst, src, n);
-}
 
 int wnames_cmp(const wnames *a, const wnames *b)
 {
@@ -145,28 +124,8 @@ static int cmp_wstr_ptr(const void *pa, const void *pb)
     return wstr_cmp(*(wstr *const *)pa, *(wstr *const *)pb);
 }
 
-/* Everything computed before layout. */
-typedef struct tables {
-    size_t *order;  /* sorted function position -> writer index */
-    symmap_func *funcs;
-    wflat *franges;
-    size_t nfranges;
-    symmap_node *nodes;
-    winline **node_src; /* node -> source inline (for names) */
-    size_t nnodes;
-    WVEC(symmap_interval) intervals;
-    wline *lines;
-    size_t nlines;
-    sprof_cfi_row *cfi;
-    size_t ncfi;
-    sprof_segment *segs;
-    size_t nsegs;
-    wstr **strs;
-    size_t nstrs;
-    uint64_t strings_size;
-} tables;
 
-static void tables_free(tables *t)
+void wtables_free(wtables *t)
 {
     free(t->order);
     free(t->funcs);
@@ -188,7 +147,7 @@ static void fill_names_ref(const wnames *n, uint32_t *c_name, uint32_t *ruby, ui
 }
 
 /* Flatten the inline records of each function into intervals and nodes. */
-static int build_inline_tables(const sprof_symmap_writer *w, tables *t, const size_t *pos_of)
+static int build_inline_tables(const sprof_symmap_writer *w, wtables *t, const size_t *pos_of)
 {
     size_t nf = w->funcs.n, ni = w->inlines.n;
     /* Group inline indexes by sorted function position (counting sort). */
@@ -305,7 +264,7 @@ static void mark_names(const wnames *n)
 }
 
 /* Sorted, de-duplicated string table of everything referenced. */
-static int build_strings(sprof_symmap_writer *w, tables *t)
+static int build_strings(sprof_symmap_writer *w, wtables *t)
 {
     for (size_t i = 0; i < w->strings.cap; i++)
         if (w->strings.slots[i])
@@ -354,7 +313,7 @@ static size_t first_line_at_or_after(const wline *lines, size_t n, uint64_t addr
     return lo;
 }
 
-static int build_tables(sprof_symmap_writer *w, tables *t, char *err, size_t errlen)
+int wtables_build(sprof_symmap_writer *w, wtables *t, char *err, size_t errlen)
 {
     size_t nf = w->funcs.n;
     t->order = malloc((nf ? nf : 1) * sizeof(*t->order));
@@ -388,7 +347,7 @@ static int build_tables(sprof_symmap_writer *w, tables *t, char *err, size_t err
     if (build_inline_tables(w, t, pos_of) != 0)
         goto oom;
     if (t->intervals.n > 0xFFFFFFF0u || t->nnodes > 0xFFFFFFF0u) {
-        set_err(err, errlen, "too many inline records for format v1");
+        wset_err(err, errlen, "too many inline records for format v1");
         goto out;
     }
 
@@ -396,7 +355,7 @@ static int build_tables(sprof_symmap_writer *w, tables *t, char *err, size_t err
     t->lines = malloc((w->lines.n ? w->lines.n : 1) * sizeof(*t->lines));
     if (!t->lines)
         goto oom;
-    copy_n(t->lines, w->lines.v, w->lines.n * sizeof(*t->lines));
+    wcopy_n(t->lines, w->lines.v, w->lines.n * sizeof(*t->lines));
     qsort(t->lines, w->lines.n, sizeof(*t->lines), cmp_line);
     uint64_t seen_addr = 0;
     for (size_t i = 0; i < w->lines.n; i++) {
@@ -417,13 +376,13 @@ static int build_tables(sprof_symmap_writer *w, tables *t, char *err, size_t err
     t->cfi = malloc((w->cfi.n ? w->cfi.n : 1) * sizeof(*t->cfi));
     if (!t->cfi)
         goto oom;
-    copy_n(t->cfi, w->cfi.v, w->cfi.n * sizeof(*t->cfi));
+    wcopy_n(t->cfi, w->cfi.v, w->cfi.n * sizeof(*t->cfi));
     t->ncfi = sprof_cfi_normalize(t->cfi, w->cfi.n);
 
     t->segs = malloc((w->segments.n ? w->segments.n : 1) * sizeof(*t->segs));
     if (!t->segs)
         goto oom;
-    copy_n(t->segs, w->segments.v, w->segments.n * sizeof(*t->segs));
+    wcopy_n(t->segs, w->segments.v, w->segments.n * sizeof(*t->segs));
     qsort(t->segs, w->segments.n, sizeof(*t->segs), cmp_segment);
     for (size_t i = 0; i < w->segments.n; i++)
         if (t->nsegs == 0 || cmp_segment(&t->segs[t->nsegs - 1], &t->segs[i]) != 0)
@@ -431,7 +390,7 @@ static int build_tables(sprof_symmap_writer *w, tables *t, char *err, size_t err
 
     /* Each function's slice of the line table: the rows inside [lo, hi). */
     if (t->nlines > 0xFFFFFFF0u) {
-        set_err(err, errlen, "too many line rows for format v1");
+        wset_err(err, errlen, "too many line rows for format v1");
         goto out;
     }
     for (size_t p = 0; p < nf; p++) {
@@ -444,7 +403,7 @@ static int build_tables(sprof_symmap_writer *w, tables *t, char *err, size_t err
 
     int s = build_strings(w, t);
     if (s == -2) {
-        set_err(err, errlen, "string table larger than 4 GiB (format v1 limit)");
+        wset_err(err, errlen, "string table larger than 4 GiB (format v1 limit)");
         goto out;
     }
     if (s != 0)
@@ -470,173 +429,9 @@ static int build_tables(sprof_symmap_writer *w, tables *t, char *err, size_t err
     rc = 0;
     goto out;
 oom:
-    set_err(err, errlen, "out of memory");
+    wset_err(err, errlen, "out of memory");
 out:
     free(pos_of);
     free(fr);
-    return rc;
-}
-
-static uint64_t align8(uint64_t x)
-{
-    return (x + 7) & ~(uint64_t)7;
-}
-
-int sprof_symmap_writer_to_memory(sprof_symmap_writer *w, uint8_t **out, size_t *size,
-                                  char *err, size_t errlen)
-{
-    *out = NULL;
-    *size = 0;
-    if (w->failed) {
-        set_err(err, errlen, "out of memory while collecting symbols");
-        return -1;
-    }
-    tables t;
-    memset(&t, 0, sizeof(t));
-    if (build_tables(w, &t, err, errlen) != 0) {
-        tables_free(&t);
-        return -1;
-    }
-    symmap_section_entry sec[SYMMAP_SEC_COUNT_V1];
-    memset(sec, 0, sizeof(sec));
-    sec[SYMMAP_SEC_STRINGS] = (symmap_section_entry){ 0, t.strings_size, 1, 0 };
-    sec[SYMMAP_SEC_FUNCTIONS] = (symmap_section_entry){ 0, w->funcs.n, sizeof(symmap_func), 0 };
-    sec[SYMMAP_SEC_FRANGES] = (symmap_section_entry){ 0, t.nfranges, sizeof(symmap_frange), 0 };
-    sec[SYMMAP_SEC_NODES] = (symmap_section_entry){ 0, t.nnodes, sizeof(symmap_node), 0 };
-    sec[SYMMAP_SEC_INTERVALS] = (symmap_section_entry){ 0, t.intervals.n, sizeof(symmap_interval), 0 };
-    sec[SYMMAP_SEC_LINES] = (symmap_section_entry){ 0, t.nlines, sizeof(symmap_line), 0 };
-    sec[SYMMAP_SEC_CFI] = (symmap_section_entry){ 0, t.ncfi, sizeof(symmap_cfi), 0 };
-    sec[SYMMAP_SEC_SEGMENTS] = (symmap_section_entry){ 0, t.nsegs, sizeof(symmap_segment_disk), 0 };
-    sec[SYMMAP_SEC_BUILD_ID] = (symmap_section_entry){ 0, w->build_id_len, 1, 0 };
-    uint64_t off = sizeof(symmap_header) + sizeof(sec);
-    for (int i = 0; i < SYMMAP_SEC_COUNT_V1; i++) {
-        off = align8(off);
-        sec[i].offset = off;
-        off += sec[i].count * sec[i].entry_size;
-    }
-    off = align8(off);
-    uint8_t *buf = calloc(1, off);
-    if (!buf) {
-        set_err(err, errlen, "out of memory (%llu bytes)", (unsigned long long)off);
-        tables_free(&t);
-        return -1;
-    }
-    symmap_header h;
-    memset(&h, 0, sizeof(h));
-    memcpy(h.magic, SYMMAP_MAGIC, 8);
-    h.version = SYMMAP_VERSION;
-    h.header_size = (uint32_t)(sizeof(symmap_header) + sizeof(sec));
-    h.nsections = SYMMAP_SEC_COUNT_V1;
-    h.flags = w->is_pie ? SYMMAP_FLAG_PIE : 0;
-    h.binary_path = w->binary_path->offset;
-    memcpy(buf, &h, sizeof(h));
-    memcpy(buf + sizeof(h), sec, sizeof(sec));
-
-    for (size_t i = 0; i < t.nstrs; i++)
-        memcpy(buf + sec[SYMMAP_SEC_STRINGS].offset + t.strs[i]->offset, t.strs[i]->s, t.strs[i]->len + 1);
-    copy_n(buf + sec[SYMMAP_SEC_FUNCTIONS].offset, t.funcs, w->funcs.n * sizeof(symmap_func));
-    symmap_frange *fr = (symmap_frange *)(buf + sec[SYMMAP_SEC_FRANGES].offset);
-    for (size_t i = 0; i < t.nfranges; i++)
-        fr[i] = (symmap_frange){ t.franges[i].lo, t.franges[i].hi, (uint32_t)t.franges[i].id, 0 };
-    copy_n(buf + sec[SYMMAP_SEC_NODES].offset, t.nodes, t.nnodes * sizeof(symmap_node));
-    copy_n(buf + sec[SYMMAP_SEC_INTERVALS].offset, t.intervals.v, t.intervals.n * sizeof(symmap_interval));
-    symmap_line *ln = (symmap_line *)(buf + sec[SYMMAP_SEC_LINES].offset);
-    for (size_t i = 0; i < t.nlines; i++)
-        ln[i] = (symmap_line){ t.lines[i].addr, t.lines[i].file->offset, t.lines[i].line };
-    symmap_cfi *cf = (symmap_cfi *)(buf + sec[SYMMAP_SEC_CFI].offset);
-    for (size_t i = 0; i < t.ncfi; i++) {
-        const sprof_cfi_row *r = &t.cfi[i];
-        cf[i] = (symmap_cfi){ r->lo, r->hi, r->cfa_reg, r->rbp_saved, 0,
-                              r->cfa_offset, r->ra_offset, r->rbp_offset };
-    }
-    symmap_segment_disk *sg = (symmap_segment_disk *)(buf + sec[SYMMAP_SEC_SEGMENTS].offset);
-    for (size_t i = 0; i < t.nsegs; i++) {
-        const sprof_segment *s = &t.segs[i];
-        sg[i] = (symmap_segment_disk){ s->vaddr, s->memsz, s->file_offset, s->filesz, s->flags, 0 };
-    }
-    if (w->build_id_len)
-        memcpy(buf + sec[SYMMAP_SEC_BUILD_ID].offset, w->build_id, w->build_id_len);
-    tables_free(&t);
-    *out = buf;
-    *size = off;
-    return 0;
-}
-
-static int write_all(int fd, const uint8_t *p, size_t n)
-{
-    while (n) {
-        ssize_t k = write(fd, p, n);
-        if (k < 0) {
-            if (errno == EINTR)
-                continue;
-            return -1;
-        }
-        p += k;
-        n -= (size_t)k;
-    }
-    return 0;
-}
-
-int sprof_symmap_writer_write(sprof_symmap_writer *w, const char *path, char *err, size_t errlen)
-{
-    uint8_t *buf;
-    size_t size;
-    char why[256];
-    if (sprof_symmap_writer_to_memory(w, &buf, &size, why, sizeof(why)) != 0) {
-        set_err(err, errlen, "%s: %s", path, why);
-        return -1;
-    }
-    /* An existing non-regular target (/dev/null, a FIFO) is written in place:
-     * renaming over it would replace the device with a regular file. */
-    struct stat st;
-    if (stat(path, &st) == 0 && !S_ISREG(st.st_mode)) {
-        int rc = -1;
-        if (S_ISDIR(st.st_mode)) {
-            set_err(err, errlen, "%s: is a directory", path);
-        } else {
-            int fd = open(path, O_WRONLY | O_CLOEXEC);
-            if (fd < 0 || write_all(fd, buf, size) != 0)
-                set_err(err, errlen, "%s: cannot write: %s", path, strerror(errno));
-            else
-                rc = 0;
-            if (fd >= 0 && close(fd) != 0 && rc == 0) {
-                set_err(err, errlen, "%s: cannot write: %s", path, strerror(errno));
-                rc = -1;
-            }
-        }
-        free(buf);
-        return rc;
-    }
-    size_t plen = strlen(path);
-    char *tmp = malloc(plen + 16);
-    if (!tmp) {
-        free(buf);
-        set_err(err, errlen, "%s: out of memory", path);
-        return -1;
-    }
-    memcpy(tmp, path, plen);
-    memcpy(tmp + plen, ".tmp.XXXXXX", 12);
-    int fd = mkstemp(tmp);
-    if (fd < 0) {
-        set_err(err, errlen, "%s: cannot create temporary file: %s", path, strerror(errno));
-        free(tmp);
-        free(buf);
-        return -1;
-    }
-    int rc = -1;
-    if (fchmod(fd, 0644) != 0 || write_all(fd, buf, size) != 0) {
-        set_err(err, errlen, "%s: cannot write: %s", path, strerror(errno));
-        close(fd);
-    } else if (close(fd) != 0) {
-        set_err(err, errlen, "%s: cannot write: %s", path, strerror(errno));
-    } else if (rename(tmp, path) != 0) {
-        set_err(err, errlen, "%s: cannot rename into place: %s", path, strerror(errno));
-    } else {
-        rc = 0;
-    }
-    if (rc != 0)
-        unlink(tmp);
-    free(tmp);
-    free(buf);
     return rc;
 }
