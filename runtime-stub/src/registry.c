@@ -75,6 +75,9 @@ struct sprof_thread *sprof_thread_register(void)
         }
     }
     if (!ok) {
+        static _Atomic int warned;
+        if (!atomic_exchange(&warned, 1) && g_sprof.threads_seen > 0)
+            sprof_warn("thread %u could not be set up for sampling; it runs unprofiled", t->tid);
         sprof_self = NULL;
         sprof_ring_free(&t->ring);
         atomic_store(&t->state, SLOT_FREE);

@@ -180,6 +180,14 @@ sigprof)
     cat out
     "$CHECK" valid t.bin 20 end || exit 1
     ;;
+wall_signal)
+    run SPROF_OUT=t.bin SPROF_MODE=wall SPROF_TIMER=cpuclock -- sleep 1.5 || die "program failed"
+    "$CHECK" mech t.bin wall || exit 1
+    cat out
+    "$BIN/sprof-trace" dump t.bin | grep -q 'flags=offcpu' || die "no off-CPU samples"
+    "$BIN/sprof-trace" dump t.bin | grep 'SAMPLE' | grep -vq 'offcpu' || die "no on-CPU samples"
+    "$CHECK" valid t.bin 100 end || exit 1
+    ;;
 wall)
     run SPROF_OUT=t.bin SPROF_MODE=wall -- sleep 1.5 || die "program failed"
     "$BIN/sprof-trace" info t.bin
