@@ -21,12 +21,18 @@ SPROF_TEST_DEPS=(
   golang-go                       # go tool pprof reads sprof's pprof export in tests
   chromium                        # headless render of the flamegraph SVG/HTML in tests
   linux-perf                      # perf comparison (bench/, perf script import tests)
+  nodejs npm                      # speedscope schema check of sprof-export (tests/views)
 )
 
+# A package counts as present when dpkg has it, or when a command of the same
+# name is on PATH from elsewhere (npm bundled with a nodesource nodejs, say:
+# installing Debian's npm over it would conflict).
 sprof_missing_packages() {
   local p
   for p in "$@"; do
-    dpkg-query -W -f='${Status}\n' "$p" 2>/dev/null | grep -q '^install ok installed$' || echo "$p"
+    dpkg-query -W -f='${Status}\n' "$p" 2>/dev/null | grep -q '^install ok installed$' && continue
+    command -v "$p" >/dev/null 2>&1 && continue
+    echo "$p"
   done
 }
 
