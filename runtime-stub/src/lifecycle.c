@@ -199,7 +199,17 @@ void sprof_stop(void)
     atomic_store(&g_sprof.running, 0);
     sprof_sampler_stop();
     sprof_signal_uninstall();
-    if (sprof_uses_perf() && sprof_self) sprof_perf_thread_stop(sprof_self);
+    /* threads still running keep their events/timers until they exit: stop
+     * them now so they cost nothing during the rest of the exit */
+    for (int i = 0; i < SPROF_MAX_THREADS; i++) {
+        struct sprof_thread *t = &g_sprof.threads[i];
+        if (atomic_load(&t->state) != SLOT_ACTIVE) continue;
+        if (sprof_uses_perf()) sprof_perf_thread_stop(t);
+        else if (t->ptimer_ok) {
+            t->ptimer_ok = 0;
+            timer_delete(t->ptimer);
+        }
+    }
     sprof_writer_finish();
 }
 

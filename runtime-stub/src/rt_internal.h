@@ -20,7 +20,7 @@
 #define SPROF_HIDDEN __attribute__((visibility("hidden")))
 
 #define SPROF_MAX_THREADS 1024
-#define SPROF_RING_BYTES (512u * 1024u) /* per-thread sample ring, power of two */
+#define SPROF_RING_BYTES (256u * 1024u) /* per-thread sample ring, power of two */
 #define SPROF_CAND_WINDOW 2048u          /* bytes above sp scanned for candidates */
 #define SPROF_FIBER_WINDOW (64u * 1024u) /* walk limit when sp is off the thread stack */
 #define SPROF_MAX_FRAME_STEP (1u << 20)  /* largest accepted distance between frame records */

@@ -180,6 +180,29 @@ sigprof)
     cat out
     "$CHECK" valid t.bin 20 end || exit 1
     ;;
+reader)
+    # hostile and cut files: one line "<file>: <problem>", exit 1; a cut tail is not an error
+    run SPROF_OUT=t.bin -- spin 0.3 || die "program failed"
+    T="$BIN/sprof-trace"
+    "$T" info t.bin > /dev/null || die "info failed on a good file"
+    "$T" dump t.bin | tail -1 | grep -q ' END$' || die "dump does not end with END"
+    printf 'NOTATRACE-------' > bad1.bin
+    head -c 10 t.bin > bad2.bin
+    # a record header claiming 12 bytes (not a multiple of 8) right after the file header
+    { head -c 16 t.bin; printf '\001\000\000\000\014\000\000\000'; } > bad3.bin
+    : > empty.bin
+    for f in bad1.bin bad2.bin bad3.bin empty.bin missing.bin; do
+        "$T" dump "$f" > o 2> e && die "$f accepted"
+        [ "$(wc -l < e)" -eq 1 ] || die "$f: expected one error line, got: $(cat e)"
+        grep -q "^$f: " e || die "$f: error does not name the file: $(cat e)"
+    done
+    size=$(stat -c %s t.bin)
+    for cut in 20 100 $((size / 2)) $((size - 5)); do
+        head -c $cut t.bin > cut.bin
+        "$T" dump cut.bin > o 2> e || die "cut at $cut rejected: $(cat e)"
+        tail -1 o | grep -q truncated || die "cut at $cut not reported as truncated"
+    done
+    ;;
 wall_signal)
     run SPROF_OUT=t.bin SPROF_MODE=wall SPROF_TIMER=cpuclock -- sleep 1.5 || die "program failed"
     "$CHECK" mech t.bin wall || exit 1
