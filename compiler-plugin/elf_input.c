@@ -107,7 +107,8 @@ static uint64_t section_end(Elf *elf, int shndx)
 
 static int build_funcs(Elf *elf, sym_vec *syms, sprof_elf_info *out)
 {
-    qsort(syms->v, syms->n, sizeof *syms->v, cmp_raw);
+    if (syms->n)
+        qsort(syms->v, syms->n, sizeof *syms->v, cmp_raw);
     out->funcs = calloc(syms->n ? syms->n : 1, sizeof *out->funcs);
     if (!out->funcs)
         return -1;
@@ -139,6 +140,68 @@ static int build_funcs(Elf *elf, sym_vec *syms, sprof_elf_info *out)
         out->funcs[out->nfuncs++] = (sprof_elf_func){ name, r->lo, hi };
     }
     return 0;
+}
+
+/* libdwarf 20210528 frees twice on some malformed .debug_rnglists /
+ * .debug_loclists unit headers (found by mutating the test fixture), so
+ * their headers are checked here before libdwarf ever sees them. DWARF 5
+ * section 7.28/7.29: unit_length (4, or 0xffffffff + 8), version 2 bytes = 5,
+ * address_size 1 (4 or 8), segment_selector_size 1 (0), offset_entry_count 4. */
+static const char *check_list_section(const uint8_t *p, size_t size)
+{
+    size_t off = 0;
+    while (off < size) {
+        if (size - off < 4)
+            return "truncated unit header";
+        uint64_t len = (uint64_t)p[off] | (uint64_t)p[off + 1] << 8 | (uint64_t)p[off + 2] << 16 |
+                       (uint64_t)p[off + 3] << 24;
+        size_t hdr = 4, offsize = 4;
+        if (len == 0xffffffffu) {
+            if (size - off < 12)
+                return "truncated unit header";
+            len = 0;
+            for (int i = 7; i >= 0; i--)
+                len = len << 8 | p[off + 4 + (size_t)i];
+            hdr = 12;
+            offsize = 8;
+        } else if (len >= 0xfffffff0u) {
+            return "reserved unit length";
+        }
+        if (len < 8 || len > size - off - hdr)
+            return "unit length outside the section";
+        const uint8_t *u = p + off + hdr;
+        unsigned version = (unsigned)u[0] | (unsigned)u[1] << 8;
+        uint64_t count = (uint64_t)u[4] | (uint64_t)u[5] << 8 | (uint64_t)u[6] << 16 | (uint64_t)u[7] << 24;
+        if (version != 5 || (u[2] != 4 && u[2] != 8) || u[3] != 0)
+            return "bad unit header";
+        if (count > (len - 8) / offsize)
+            return "offset table outside the unit";
+        off += hdr + (size_t)len;
+    }
+    return NULL;
+}
+
+static void check_dwarf_sections(Elf *elf, size_t shstrndx, sprof_elf_info *out)
+{
+    Elf_Scn *scn = NULL;
+    while ((scn = elf_nextscn(elf, scn)) && !out->dwarf_problem[0]) {
+        GElf_Shdr sh;
+        if (!gelf_getshdr(scn, &sh) || sh.sh_type == SHT_NOBITS)
+            continue;
+        const char *name = elf_strptr(elf, shstrndx, sh.sh_name);
+        if (!name || (strcmp(name, ".debug_rnglists") != 0 && strcmp(name, ".debug_loclists") != 0))
+            continue;
+        if (sh.sh_flags & SHF_COMPRESSED) {
+            snprintf(out->dwarf_problem, sizeof out->dwarf_problem, "%s is compressed", name);
+            continue;
+        }
+        Elf_Data *data = elf_getdata(scn, NULL);
+        if (!data || !data->d_buf)
+            continue;
+        const char *why = check_list_section(data->d_buf, data->d_size);
+        if (why)
+            snprintf(out->dwarf_problem, sizeof out->dwarf_problem, "%s: %s", name, why);
+    }
 }
 
 static void read_build_id(Elf *elf, sprof_elf_info *out)
@@ -326,6 +389,7 @@ int sprof_elf_read(const char *path, int quiet, sprof_elf_info *out, char *err, 
     if (build_funcs(elf, &syms, out) < 0 || read_segments(elf, out) < 0)
         goto oom;
     read_build_id(elf, out);
+    check_dwarf_sections(elf, shstrndx, out);
     if (eh.e_machine == EM_X86_64)
         read_cfi(path, elf, shstrndx, quiet, out);
     else if (!quiet)

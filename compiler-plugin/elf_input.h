@@ -27,6 +27,7 @@ typedef struct sprof_elf_info {
     int dynsym_only;       /* symbols came from .dynsym alone */
     sprof_cfi_row *cfi;    /* merged .eh_frame (+ .debug_frame) rows, sorted */
     size_t ncfi;
+    char dwarf_problem[128]; /* non-empty: DWARF too damaged to hand to libdwarf */
 } sprof_elf_info;
 
 /* Read `path`. Returns 0, or -1 with one line in err ("<path>: ..."). Warnings

@@ -370,7 +370,13 @@ int sprof_generate(const sprof_gen_options *o, char *err, size_t errlen)
     sprof_name_map_index(&g.map);
 
     char derr[512];
-    int dr = sprof_dwarf_read(o->binary, g.pool, &g.dw, derr, sizeof derr);
+    int dr;
+    if (g.elf.dwarf_problem[0]) {
+        snprintf(derr, sizeof derr, "%s", g.elf.dwarf_problem);
+        dr = -1;
+    } else {
+        dr = sprof_dwarf_read(o->binary, g.pool, &g.dw, derr, sizeof derr);
+    }
     if (dr < 0 && !o->quiet)
         fprintf(stderr, "sprof-symmap: warning: %s: unreadable DWARF (%s): symbol table only\n",
                 o->binary, derr);
