@@ -2,6 +2,7 @@
 #include "dump.h"
 
 #include <inttypes.h>
+#include <stdlib.h>
 #include <string.h>
 
 static void print_flags(uint16_t flags, FILE *out)
@@ -52,40 +53,95 @@ static const char *cfa_reg_name(uint8_t r)
     return r == SPROF_CFA_RSP ? "rsp" : r == SPROF_CFA_RBP ? "rbp" : "undef";
 }
 
-/* The inline chains of one function, found by probing its line-row
- * addresses (every inline boundary gcc emits starts a new line row). */
-static void dump_inlines(const sprof_symmap *m, const sprof_frame *fn, size_t *row, FILE *out)
+/* Inline records grouped by function (counting sorts, so a 50k-function
+ * map dumps in linear time): node order within a function keeps parents
+ * before children; each node lists the address intervals where it is the
+ * innermost frame. */
+typedef struct inline_index {
+    size_t nnodes, nfuncs;
+    size_t *func_first, *by_func;  /* nodes of function f: by_func[func_first[f] .. func_first[f+1]) */
+    size_t *depth;
+    size_t *iv_first, *iv_by_node; /* intervals of node k */
+} inline_index;
+
+static void inline_index_free(inline_index *x)
 {
-    size_t nrows = sprof_symmap_line_count(m);
-    char last[512] = "";
-    while (*row < nrows) {
-        uint64_t addr;
-        const char *file;
-        uint32_t line;
-        sprof_symmap_line_at(m, *row, &addr, &file, &line);
-        if (addr >= fn->func_hi)
-            break;
-        (*row)++;
-        if (addr < fn->func_lo)
-            continue;
-        sprof_frame fr[MAX_FRAMES];
-        size_t n = sprof_symmap_lookup(m, addr, fr, MAX_FRAMES);
-        if (n > MAX_FRAMES)
-            n = MAX_FRAMES;
-        char key[512] = "";
-        size_t k = 0;
-        for (size_t i = 0; i + 1 < n && k < sizeof key; i++)
-            k += (size_t)snprintf(key + k, sizeof key - k, "%s@%u/", fr[i].c_name, fr[i + 1].line);
-        if (strcmp(key, last) == 0)
-            continue;
-        snprintf(last, sizeof last, "%s", key);
-        if (n < 2)
-            continue;
-        fprintf(out, "    inline at 0x%" PRIx64 ":", addr);
-        for (size_t i = 0; i + 1 < n; i++)
-            fprintf(out, " %s%s (%s:%u called from %s:%u)", i ? "<- " : "", fr[i].ruby_name,
-                    fr[i].file, fr[i].def_line, fr[i + 1].file, fr[i + 1].line);
-        fputc('\n', out);
+    free(x->func_first);
+    free(x->by_func);
+    free(x->depth);
+    free(x->iv_first);
+    free(x->iv_by_node);
+}
+
+static int inline_index_build(const sprof_symmap *m, size_t nfuncs, inline_index *x)
+{
+    memset(x, 0, sizeof *x);
+    size_t nn = sprof_symmap_inline_count(m), niv = sprof_symmap_interval_count(m);
+    x->nnodes = nn;
+    x->nfuncs = nfuncs;
+    x->func_first = calloc(nfuncs + 2, sizeof *x->func_first);
+    x->by_func = calloc(nn + 1, sizeof *x->by_func);
+    x->depth = calloc(nn + 1, sizeof *x->depth);
+    x->iv_first = calloc(nn + 2, sizeof *x->iv_first);
+    x->iv_by_node = calloc(niv + 1, sizeof *x->iv_by_node);
+    size_t *func_of = calloc(nn + 1, sizeof *func_of), *cursor = calloc(nfuncs + nn + 2, sizeof *cursor);
+    if (!x->func_first || !x->by_func || !x->depth || !x->iv_first || !x->iv_by_node || !func_of || !cursor) {
+        free(func_of);
+        free(cursor);
+        inline_index_free(x);
+        return -1;
+    }
+    for (size_t k = 0; k < nn; k++) {
+        size_t parent, f;
+        sprof_symmap_inline_at(m, k, NULL, &parent, &f, NULL, NULL);
+        func_of[k] = f < nfuncs ? f : nfuncs; /* out of range: bucket nfuncs, never printed */
+        x->depth[k] = parent < k ? x->depth[parent] + 1 : 0;
+        x->func_first[func_of[k] + 1]++;
+    }
+    for (size_t f = 0; f <= nfuncs; f++)
+        x->func_first[f + 1] += x->func_first[f];
+    memcpy(cursor, x->func_first, (nfuncs + 1) * sizeof *cursor);
+    for (size_t k = 0; k < nn; k++)
+        x->by_func[cursor[func_of[k]]++] = k;
+    for (size_t i = 0; i < niv; i++) {
+        uint64_t lo, hi;
+        size_t node;
+        sprof_symmap_interval_at(m, i, &lo, &hi, &node);
+        x->iv_first[(node < nn ? node : nn) + 1]++;
+    }
+    for (size_t k = 0; k <= nn; k++)
+        x->iv_first[k + 1] += x->iv_first[k];
+    memcpy(cursor, x->iv_first, (nn + 1) * sizeof *cursor);
+    for (size_t i = 0; i < niv; i++) {
+        uint64_t lo, hi;
+        size_t node;
+        sprof_symmap_interval_at(m, i, &lo, &hi, &node);
+        x->iv_by_node[cursor[node < nn ? node : nn]++] = i;
+    }
+    free(func_of);
+    free(cursor);
+    return 0;
+}
+
+static void dump_inlines(const sprof_symmap *m, const inline_index *x, size_t f, FILE *out)
+{
+    for (size_t j = x->func_first[f]; j < x->func_first[f + 1]; j++) {
+        size_t k = x->by_func[j];
+        sprof_frame fr;
+        const char *call_file = "";
+        uint32_t call_line = 0;
+        sprof_symmap_inline_at(m, k, &fr, NULL, NULL, &call_file, &call_line);
+        fprintf(out, "    %*sinline #%zu %s  %s  (%s, %s", (int)(2 * x->depth[k]), "", k, fr.c_name,
+                fr.ruby_name, sprof_kind_name(fr.kind), sprof_cost_name(fr.cost));
+        print_flags(fr.flags, out);
+        fprintf(out, ")  %s:%" PRIu32 "  called from %s:%" PRIu32 "\n", fr.file[0] ? fr.file : "??",
+                fr.def_line, call_file && call_file[0] ? call_file : "??", call_line);
+        for (size_t q = x->iv_first[k]; q < x->iv_first[k + 1]; q++) {
+            uint64_t lo, hi;
+            size_t node;
+            sprof_symmap_interval_at(m, x->iv_by_node[q], &lo, &hi, &node);
+            fprintf(out, "    %*s  at 0x%" PRIx64 "-0x%" PRIx64 "\n", (int)(2 * x->depth[k]), "", lo, hi);
+        }
     }
 }
 
@@ -107,8 +163,9 @@ void sprof_dump_symmap(const sprof_symmap *m, FILE *out)
                 s->flags & 2 ? 'w' : '-', s->flags & 1 ? 'x' : '-');
     }
     size_t nf = sprof_symmap_function_count(m);
-    fprintf(out, "functions: %zu\n", nf);
-    size_t row = 0;
+    inline_index ix;
+    int have_ix = inline_index_build(m, nf, &ix) == 0;
+    fprintf(out, "functions: %zu, inline records: %zu\n", nf, sprof_symmap_inline_count(m));
     for (size_t i = 0; i < nf; i++) {
         sprof_frame f;
         sprof_symmap_function(m, i, &f);
@@ -116,8 +173,11 @@ void sprof_dump_symmap(const sprof_symmap *m, FILE *out)
                 f.ruby_name, sprof_kind_name(f.kind), sprof_cost_name(f.cost));
         print_flags(f.flags, out);
         fprintf(out, ")  %s:%" PRIu32 "\n", f.file[0] ? f.file : "??", f.def_line);
-        dump_inlines(m, &f, &row, out);
+        if (have_ix)
+            dump_inlines(m, &ix, i, out);
     }
+    if (have_ix)
+        inline_index_free(&ix);
     size_t nl = sprof_symmap_line_count(m);
     fprintf(out, "lines: %zu\n", nl);
     for (size_t i = 0; i < nl; i++) {

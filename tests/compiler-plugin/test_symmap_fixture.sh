@@ -17,6 +17,9 @@ grep -q '^pie: yes' "$WORK/dump" || fail "PIE not recorded"
 grep -q '^build-id: [0-9a-f]\{40\}' "$WORK/dump" || fail "build-id not recorded"
 grep -q '^cfi: [1-9]' "$WORK/dump" || fail "no CFI rows"
 grep -q 'fixture.rb:3[01]$' "$WORK/dump" || fail "no .rb line rows"
+grep -q 'inline #[0-9]* sp_scale  scale  (toplevel, user, inlined)  fixture.rb:34  called from fixture.rb:42$' "$WORK/dump" ||
+    fail "--dump does not list the inline record of scale() called from run line 42"
+grep -q '^lines: [1-9]' "$WORK/dump" || fail "--dump: no line rows"
 grep -q 'Shape#perimeter' "$WORK/dump" && fail "row for a function not in the binary was not ignored"
 
 # --- inline frames: a PC inside the always-inline scale() yields [scale, run]
