@@ -38,6 +38,7 @@ struct sprof_thread *sprof_thread_register(void)
         int expect = SLOT_FREE;
         if (atomic_compare_exchange_strong(&g_sprof.threads[i].state, &expect, SLOT_CLAIMED)) {
             t = &g_sprof.threads[i];
+            if (i + 1 > atomic_load(&g_sprof.slots_hi)) atomic_store(&g_sprof.slots_hi, i + 1);
             break;
         }
     }

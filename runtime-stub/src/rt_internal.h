@@ -110,6 +110,7 @@ struct sprof_globals {
     int writer_started, sampler_started;
     _Atomic int io_lock;  /* owner of the file + ring consumers */
     struct sprof_thread threads[SPROF_MAX_THREADS];
+    _Atomic int slots_hi; /* slots at or above this index were never claimed */
     pthread_mutex_t reg_lock; /* slot claims (never taken in a handler) */
     _Atomic uint64_t threads_seen;
     _Atomic uint64_t exited_cpu_ns; /* CPU of threads already gone */
@@ -134,6 +135,9 @@ static inline uint64_t sprof_now_ns(clockid_t c)
     return (uint64_t)ts.tv_sec * 1000000000ull + (uint64_t)ts.tv_nsec;
 }
 static inline uint32_t sprof_pad8(uint32_t n) { return (n + 7u) & ~7u; }
+
+/* bound for loops over the slot table */
+static inline int sprof_slots_hi(void) { return atomic_load_explicit(&g_sprof.slots_hi, memory_order_acquire); }
 
 static inline int sprof_uses_perf(void)
 {

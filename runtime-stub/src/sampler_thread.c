@@ -48,7 +48,7 @@ static void pace_cpuclock(void)
     uint64_t now = sprof_now_ns(CLOCK_MONOTONIC);
     while (atomic_load(&sampler_run)) {
         uint64_t min_left = 10 * 1000000ull; /* re-check for new threads at least every 10 ms */
-        for (int i = 0; i < SPROF_MAX_THREADS; i++) {
+        for (int i = 0, hi = sprof_slots_hi(); i < hi; i++) {
             struct sprof_thread *t = &g_sprof.threads[i];
             if (atomic_load_explicit(&t->state, memory_order_acquire) != SLOT_ACTIVE) continue;
             struct timespec ts;
@@ -155,7 +155,7 @@ static void pace_wall(void)
         uint64_t now = sprof_now_ns(CLOCK_MONOTONIC);
         if (next + 10 * period < now) next = now; /* fell far behind: do not burst */
         sleep_until(next);
-        for (int i = 0; i < SPROF_MAX_THREADS; i++) {
+        for (int i = 0, hi = sprof_slots_hi(); i < hi; i++) {
             struct sprof_thread *t = &g_sprof.threads[i];
             struct proc_fds *p = &pfds[i];
             int active = atomic_load_explicit(&t->state, memory_order_acquire) == SLOT_ACTIVE;

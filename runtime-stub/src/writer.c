@@ -168,7 +168,7 @@ static void emit_stats(void)
     uint64_t dropped = g_sprof.dropped_released + atomic_load(&g_sprof.aux_dropped);
     uint64_t lost = g_sprof.lost_released + atomic_load(&g_sprof.unregistered_signals);
     uint64_t cpu = atomic_load(&g_sprof.exited_cpu_ns);
-    for (int i = 0; i < SPROF_MAX_THREADS; i++) {
+    for (int i = 0, hi = sprof_slots_hi(); i < hi; i++) {
         struct sprof_thread *t = &g_sprof.threads[i];
         int st = atomic_load(&t->state);
         if (st != SLOT_ACTIVE && st != SLOT_EXITED) continue;
@@ -204,7 +204,7 @@ static void emit_stats(void)
 void sprof_drain_all(void)
 {
     uint64_t now = sprof_now_ns(CLOCK_MONOTONIC);
-    for (int i = 0; i < SPROF_MAX_THREADS; i++) {
+    for (int i = 0, hi = sprof_slots_hi(); i < hi; i++) {
         struct sprof_thread *t = &g_sprof.threads[i];
         int st = atomic_load_explicit(&t->state, memory_order_acquire);
         if (st != SLOT_ACTIVE && st != SLOT_EXITED) continue;
