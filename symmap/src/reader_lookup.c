@@ -65,8 +65,8 @@ size_t sprof_symmap_lookup(const sprof_symmap *m, uint64_t addr, sprof_frame *ou
     if (iv != (size_t)-1 && addr < R_INTERVAL(m, iv)->hi)
         node = R_INTERVAL(m, iv)->node;
 
-    /* Line of the innermost frame: the line-table row at addr, searched among
-     * the function's own rows (rows before its start describe other code). */
+    /* Line of the innermost frame: the line-table row covering addr, searched
+     * in the function's slice (the row covering its start, then its rows). */
     const char *file = NULL;
     uint32_t line = 0;
     size_t li = last_le(&m->lines, addr, f->line_first, f->line_count);

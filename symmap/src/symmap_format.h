@@ -59,7 +59,8 @@ typedef struct symmap_func {
     uint16_t flags;
     uint32_t interval_first;  /* this function's slice of the interval table */
     uint32_t interval_count;
-    uint32_t line_first;      /* this function's slice of the line table: rows in [lo, hi) */
+    uint32_t line_first;      /* this function's slice of the line table: the row */
+                              /* covering lo, then the rows up to hi */
     uint32_t line_count;
     uint32_t reserved;
 } symmap_func;

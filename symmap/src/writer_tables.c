@@ -388,7 +388,7 @@ int wtables_build(sprof_symmap_writer *w, wtables *t, char *err, size_t errlen)
         if (t->nsegs == 0 || cmp_segment(&t->segs[t->nsegs - 1], &t->segs[i]) != 0)
             t->segs[t->nsegs++] = t->segs[i];
 
-    /* Each function's slice of the line table: the rows inside [lo, hi). */
+    /* Each function's slice of the line table: the row covering lo, then the rows up to hi. */
     if (t->nlines > 0xFFFFFFF0u) {
         wset_err(err, errlen, "too many line rows for format v1");
         goto out;
@@ -396,6 +396,9 @@ int wtables_build(sprof_symmap_writer *w, wtables *t, char *err, size_t errlen)
     for (size_t p = 0; p < nf; p++) {
         const wfunc *f = &w->funcs.v[t->order[p]];
         size_t first = first_line_at_or_after(t->lines, t->nlines, f->lo);
+        /* The row covering lo may start before it (redundant rows are dropped). */
+        if (first > 0 && (first == t->nlines || t->lines[first].addr > f->lo))
+            first--;
         size_t end = first_line_at_or_after(t->lines, t->nlines, f->hi);
         t->funcs[p].line_first = (uint32_t)first;
         t->funcs[p].line_count = (uint32_t)(end - first);
