@@ -18,7 +18,9 @@ Assertions (issue 3, item 7):
   classes    collector/allocator frames (sp_gc_*, sp_str_alloc) carry the gc
              class, the measured Ruby methods the user class;
   roots      >= --min-rooted % of samples reach main, [Fiber] or the thread's
-             start routine, and so do the samples whose leaf is in glibc.
+             start routine, and so do the samples whose leaf is in glibc;
+  structure  below main / sp_thread_start comes a Ruby frame (a wrong unwind
+             that skips frames but still ends at the root is caught here).
 Prints one line per check; exits 1 if any failed.
 """
 import argparse
@@ -163,6 +165,28 @@ def main():
     lpct = 100.0 * libc_rooted / libc_total if libc_total else 0.0
     check(libc_total > 0 and lpct >= a.min_rooted,
           f"{libc_rooted}/{libc_total} samples with a glibc leaf reach the root ({lpct:.2f}%; leaves: {top})")
+
+    # Rooted is not enough: a wrong unwind can skip frames and still end at
+    # the root. Every piece of work in the example runs in Ruby code, so the
+    # frame right below main / sp_thread_start is a Ruby (user) frame.
+    below_ok = below_all = 0
+    bad_below = {}
+    for fr, c in classes:
+        names = [split_class(x, suffixes) for x in fr]
+        idx = next((i for i, (n, _) in enumerate(names) if n in ("main", "sp_thread_start")), None)
+        if idx is None:
+            continue
+        below_all += c
+        if idx + 1 < len(names) and names[idx + 1][1] == "user":
+            below_ok += c
+        else:
+            key = ";".join(n for n, _ in names[idx:idx + 3])
+            bad_below[key] = bad_below.get(key, 0) + c
+    bpct = 100.0 * below_ok / below_all if below_all else 0.0
+    worst = ", ".join(f"{k} {v}" for k, v in sorted(bad_below.items(), key=lambda kv: -kv[1])[:4])
+    check(bpct >= a.min_rooted,
+          f"{bpct:.2f}% of rooted samples have a Ruby frame right below main/sp_thread_start"
+          + (f" (not: {worst})" if worst else ""))
 
     if failures:
         print(f"{a.label}: {len(failures)} check(s) failed")
