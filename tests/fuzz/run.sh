@@ -4,6 +4,9 @@
 # scratch corpus; crashes/leaks/timeouts stop the run with the reproducer
 # saved under build-fuzz/findings/<name>/ (add it to the corpus once fixed).
 # Usage: tests/fuzz/run.sh [SECONDS] [HARNESS...]
+# SPROF_FUZZ_RUNS=N also stops a harness after N executions (long local runs:
+# SPROF_FUZZ_RUNS=10000000 tests/fuzz/run.sh 3600). SPROF_FUZZ_BUILD picks
+# the build directory (default build-fuzz/ in the source tree).
 set -euo pipefail
 secs=${1:-30}
 shift || true
@@ -24,11 +27,15 @@ for h in "${harnesses[@]}"; do
   work="$build/corpus-work/$h"; findings="$build/findings/$h"
   mkdir -p "$work" "$findings"
   log="$build/$h.log"
-  if "$build/bin/${h}_fuzzer" -max_total_time="$secs" -timeout=10 -rss_limit_mb=2048 \
+  runs=()
+  [ -n "${SPROF_FUZZ_RUNS:-}" ] && runs=(-runs="$SPROF_FUZZ_RUNS")
+  t0=$(date +%s)
+  if "$build/bin/${h}_fuzzer" -max_total_time="$secs" "${runs[@]}" -timeout=10 -rss_limit_mb=2048 \
        -max_len=65536 -artifact_prefix="$findings/" -print_final_stats=1 \
        "$work" "$src/tests/fuzz/corpus/$h" >"$log" 2>&1; then
     execs=$(grep -m1 'stat::number_of_executed_units' "$log" | awk '{print $2}')
-    echo "fuzz $h: ok, ${execs:-?} executions in ${secs}s"
+    rate=$(grep -m1 'stat::average_exec_per_sec' "$log" | awk '{print $2}')
+    echo "fuzz $h: ok, ${execs:-?} executions in $(( $(date +%s) - t0 ))s (${rate:-?}/s)"
   else
     echo "fuzz $h: FAILED (see $log; reproducer in $findings/)"
     tail -n 30 "$log"
