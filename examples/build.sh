@@ -48,7 +48,7 @@ if [ "$stub" = 1 ]; then
 fi
 
 "$bin/sprof-cc" -std=gnu11 -O2 -g -fno-omit-frame-pointer -fPIE -pie -Wall -Wextra \
-  -I"$here" -o "$out" "$here/app.c" "${link[@]}" -pthread "${extra[@]}"
+  -I"$here" -o "$out" "$here/app.c" "${link[@]}" -ldl -pthread "${extra[@]}"
 
 # sprof-cc only warns when the symmap cannot be written (it never fails a
 # build); the example needs one, so say exactly what went wrong.
