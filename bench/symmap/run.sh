@@ -55,7 +55,7 @@ echo
 echo "symmap generation: $gen"
 echo "binary size: $bsize bytes; symmap size: $msize bytes ($(echo "scale=1; 100 * $msize / $bsize" | bc) % of the binary)"
 "$BUILD/bin/sprof-symmap" --dump "$WORK/bench.symmap" > "$WORK/dump"
-echo "symmap contents: $(grep '^functions:' "$WORK/dump"), $(grep -c 'inline at' "$WORK/dump") inline probes, $(grep '^lines:' "$WORK/dump"), $(grep '^cfi:' "$WORK/dump")"
+echo "symmap contents: $(grep '^functions:' "$WORK/dump"), $(grep '^lines:' "$WORK/dump") rows, $(grep '^cfi:' "$WORK/dump") rows"
 
 "$WORK/lookup_bench" "$WORK/bench.symmap" "$NPCS" "$WORK/addrs" "$NADDR" | tee "$WORK/lookup.txt"
 ns=$(sed -n 's/^lookup, [0-9]* random PCs: \([0-9.]*\) ns\/PC CPU.*/\1/p' "$WORK/lookup.txt")
