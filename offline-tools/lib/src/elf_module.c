@@ -71,24 +71,26 @@ static int view_open(elf_view *v, const uint8_t *b, size_t n, const char *path, 
         return -1;
     }
     v->eh = eh;
-    if (eh->e_phnum && (eh->e_phentsize != sizeof(Elf64_Phdr) ||
+    if (eh->e_phnum && (eh->e_phentsize != sizeof(Elf64_Phdr) || (eh->e_phoff & 7) ||
                         !in_bounds(n, eh->e_phoff, (uint64_t)eh->e_phnum * sizeof(Elf64_Phdr)))) {
         snprintf(err, errlen, "%s: program headers out of bounds", path);
         return -1;
     }
     if (eh->e_shoff) {
-        if (eh->e_shentsize != sizeof(Elf64_Shdr) || !in_bounds(n, eh->e_shoff, sizeof(Elf64_Shdr))) {
+        if (eh->e_shentsize != sizeof(Elf64_Shdr) || (eh->e_shoff & 7) ||
+            !in_bounds(n, eh->e_shoff, sizeof(Elf64_Shdr))) {
             snprintf(err, errlen, "%s: section headers out of bounds", path);
             return -1;
         }
         const Elf64_Shdr *sh = (const Elf64_Shdr *)(b + eh->e_shoff);
-        size_t shnum = eh->e_shnum ? eh->e_shnum : sh[0].sh_size;
-        if (!in_bounds(n, eh->e_shoff, (uint64_t)shnum * sizeof(Elf64_Shdr))) {
+        uint64_t shnum = eh->e_shnum ? eh->e_shnum : sh[0].sh_size;
+        if (shnum > n / sizeof(Elf64_Shdr) ||
+            !in_bounds(n, eh->e_shoff, shnum * sizeof(Elf64_Shdr))) {
             snprintf(err, errlen, "%s: section headers out of bounds", path);
             return -1;
         }
         v->sh = sh;
-        v->shnum = shnum;
+        v->shnum = (size_t)shnum;
         size_t stri = eh->e_shstrndx == SHN_XINDEX ? sh[0].sh_link : eh->e_shstrndx;
         if (stri < shnum && sh[stri].sh_type == SHT_STRTAB &&
             in_bounds(n, sh[stri].sh_offset, sh[stri].sh_size)) {
@@ -145,8 +147,10 @@ static void read_build_id(const elf_view *v, uint8_t *out, uint32_t *outlen)
             notes_build_id(v->b + s->sh_offset, s->sh_size, out, outlen) == 0)
             return;
     }
+    if (v->eh->e_phnum == 0)
+        return;
     const Elf64_Phdr *ph = (const Elf64_Phdr *)(v->b + v->eh->e_phoff);
-    for (size_t i = 0; v->eh->e_phnum && i < v->eh->e_phnum; i++) {
+    for (size_t i = 0; i < v->eh->e_phnum; i++) {
         if (ph[i].p_type == PT_NOTE && in_bounds(v->n, ph[i].p_offset, ph[i].p_filesz) &&
             notes_build_id(v->b + ph[i].p_offset, ph[i].p_filesz, out, outlen) == 0)
             return;
@@ -344,7 +348,7 @@ static sprof_elf_module *parse(sprof_elf_module *m, const char *path, char *err,
     }
     read_build_id(&v, m->build_id, &m->build_id_len);
 
-    const Elf64_Phdr *ph = (const Elf64_Phdr *)(v.b + v.eh->e_phoff);
+    const Elf64_Phdr *ph = v.eh->e_phnum ? (const Elf64_Phdr *)(v.b + v.eh->e_phoff) : NULL;
     m->segments = calloc(v.eh->e_phnum ? v.eh->e_phnum : 1, sizeof *m->segments);
     if (!m->segments) {
         snprintf(err, errlen, "%s: out of memory", path);
