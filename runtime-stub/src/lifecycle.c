@@ -142,6 +142,7 @@ static void start_common(void)
     g_sprof.start_mono_ns = sprof_now_ns(CLOCK_MONOTONIC);
     g_sprof.mech = choose_mechanism();
 
+    sprof_maps_changed();
     sprof_maps_scan(0); /* exec table before the first sample */
     int ok;
     if (g_sprof.mech == SPROF_MECH_PERF_EVENT) ok = 1;

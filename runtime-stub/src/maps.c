@@ -22,6 +22,7 @@ struct seen_map {
 static struct seen_map seen[MAX_SEEN];
 static uint32_t nseen;
 static unsigned long long last_adds = ~0ull, last_subs = ~0ull;
+static unsigned long long seen_adds, seen_subs; /* read by sprof_maps_changed, committed by a scan */
 
 static uint32_t hash_str(const char *s)
 {
@@ -78,12 +79,16 @@ static int phdr_cb(struct dl_phdr_info *info, size_t size, void *data)
     return 1; /* the counters are the same in every entry */
 }
 
+/* Takes the dynamic loader's lock: never call it with io_lock held (a
+ * library constructor running under that lock may fork, and fork waits for
+ * io_lock). */
 int sprof_maps_changed(void)
 {
     unsigned long long v[2] = {0, 0};
     dl_iterate_phdr(phdr_cb, v);
-    if (v[0] == last_adds && v[1] == last_subs) return 0;
-    return 1;
+    seen_adds = v[0];
+    seen_subs = v[1];
+    return !(v[0] == last_adds && v[1] == last_subs);
 }
 
 static int was_seen(uint64_t start, uint64_t end, uint64_t off, uint32_t h)
@@ -112,12 +117,11 @@ static void emit_mapping(uint64_t start, uint64_t end, uint64_t off, uint32_t pr
     sprof_out_append(rec, m->h.size);
 }
 
+/* Call sprof_maps_changed() first: the scan records the counters it saw. */
 int sprof_maps_scan(int emit_records)
 {
-    unsigned long long v[2] = {0, 0};
-    dl_iterate_phdr(phdr_cb, v);
-    last_adds = v[0];
-    last_subs = v[1];
+    last_adds = seen_adds;
+    last_subs = seen_subs;
 
     int fd = open("/proc/self/maps", O_RDONLY | O_CLOEXEC);
     if (fd < 0) return -1;

@@ -256,12 +256,14 @@ static void *writer_main(void *arg)
         struct timespec ts = {(time_t)(next / 1000000000ull), (long)(next % 1000000000ull)};
         clock_nanosleep(CLOCK_MONOTONIC, TIMER_ABSTIME, &ts, NULL);
         if (atomic_load(&g_sprof.stopping)) break;
-        sprof_io_lock();
         now = sprof_now_ns(CLOCK_MONOTONIC);
+        int rescan = 0;
         if (now >= next_maps) {
-            if (sprof_maps_changed()) sprof_maps_scan(1);
+            rescan = sprof_maps_changed(); /* outside io_lock: takes the loader's lock */
             next_maps = now + 100000000ull;
         }
+        sprof_io_lock();
+        if (rescan) sprof_maps_scan(1);
         sprof_drain_all();
         if (now >= next_stats) {
             emit_stats();
