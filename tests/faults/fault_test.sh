@@ -1,0 +1,94 @@
+#!/bin/sh
+# One cell of the runtime fault matrix. Usage: fault_test.sh CASE FORM MECH
+#   CASE: a fault_prog behaviour (see fault_prog.c)
+#   FORM: preload (fault_prog + LD_PRELOAD=libsprof.so) | static (fault_prog_static,
+#         linked with -Wl,--whole-archive libsprof_rt.a)
+#   MECH: perf_event | cpuclock (SPROF_TIMER); where perf_event_open is refused
+#         the runtime falls back to cpuclock and the line says so
+# Passes when the program's exit status is its own (0; 139 for segv), it ends
+# before the watchdog, and every trace it left reads back with
+# `sprof-trace info`. Prints one line:
+#   FAULT CASE FORM MECH ran=MECHANISM exit=N traces=N samples=N dropped=N truncated=N delivered=P%
+# (delivered: of SPROF_HZ x CPU seconds, per trace; informative, not checked here:
+# the rate tests in tests/runtime check it on quiet workloads)
+# Env from ctest: SPROF_BIN, SPROF_LIB. FAULT_SECS (default 1) sets the run length.
+set -u
+CASE=$1 FORM=$2 MECH=$3
+BIN=${SPROF_BIN:?} LIB=${SPROF_LIB:?}
+SECS=${FAULT_SECS:-1}
+WATCHDOG=${FAULT_WATCHDOG:-45}
+DIR=$(mktemp -d "${TMPDIR:-/tmp}/sprof-fault-XXXXXX")
+trap 'rm -rf "$DIR"' EXIT
+cd "$DIR" || exit 2
+ulimit -c 0 # the segv case must not leave a core behind
+
+# LD_PRELOAD goes on the program only, not on `timeout` (which forks it)
+if [ "$FORM" = preload ]; then
+    PROG=$BIN/fault_prog
+    set -- env LD_PRELOAD="$LIB/libsprof.so"
+else
+    PROG=$BIN/fault_prog_static
+    set -- env
+fi
+fail() { echo "FAIL: $CASE/$FORM/$MECH: $*" >&2; sed 's/^/  stderr: /' err >&2 2>/dev/null; exit 1; }
+
+want=0
+extra=
+case "$CASE" in
+segv) want=139 ;; # 128 + SIGSEGV: the program's own death, default action kept
+dlopen) extra=$LIB/libfault_dl.so ;;
+esac
+
+# %p: fork's child and fork+exec's new image each get their own file
+timeout -k 5 "$WATCHDOG" "$@" SPROF_OUT="t.%p.bin" SPROF_HZ=10000 SPROF_TIMER="$MECH" \
+    "$PROG" "$CASE" "$SECS" $extra > out 2> err
+rc=$?
+cat out
+[ $rc -eq 124 ] || [ $rc -eq 137 ] && fail "watchdog: still running after ${WATCHDOG}s (deadlock?)"
+[ $rc -eq $want ] || fail "exit status $rc, the program's own is $want"
+
+traces=0 samples=0 dropped=0 truncated=0 ran= delivered=
+for t in t.*.bin; do
+    [ -f "$t" ] || continue
+    "$BIN/sprof-trace" info "$t" > info 2> ierr || { cat ierr >&2; fail "$t does not read back"; }
+    [ -s ierr ] && { cat ierr >&2; fail "$t: reader complained"; }
+    traces=$((traces + 1))
+    s=$(sed -n 's/^samples: *\([0-9]*\).*/\1/p' info)
+    d=$(sed -n 's/^dropped: *\([0-9]*\).*/\1/p' info)
+    u=$(sed -n 's/^truncated: *\([0-9]*\).*/\1/p' info)
+    m=$(sed -n 's/^mechanism: *//p' info)
+    p=$(sed -n 's/^delivered rate:.*(\([0-9.]*%\) of asked.*/\1/p' info)
+    delivered="${delivered:+$delivered,}${p:-?}"
+    samples=$((samples + s)) dropped=$((dropped + d)) truncated=$((truncated + u))
+    case " $ran " in *" $m "*) ;; *) ran="${ran:+$ran,}$m" ;; esac
+    grep -q '^truncated:' info || fail "$t: no truncation count"
+    # a file not closed with END must be the segv case's cut at most
+    if grep -qi 'no END' info; then
+        fail "$t: not closed cleanly (no END record)"
+    fi
+done
+line="FAULT $CASE $FORM $MECH ran=${ran:-none} exit=$rc traces=$traces samples=$samples dropped=$dropped truncated=$truncated delivered=${delivered:-none}"
+echo "$line"
+[ "$traces" -ge 1 ] || fail "no trace written"
+grep -v '^sprof: ' err | grep -q . && [ "$CASE" != segv ] && [ "$CASE" != fork_exec ] && fail "unexpected stderr"
+
+# case-specific expectations
+case "$CASE" in
+fork)
+    [ "$traces" -eq 2 ] || fail "expected the parent's and the child's traces, got $traces"
+    ;;
+deep)
+    # 10,000 frames against a depth cap of 256: nearly every sample is cut
+    [ "$truncated" -ge $((samples / 2)) ] || fail "deep stacks not counted as truncated ($truncated of $samples)"
+    ;;
+dlopen)
+    "$BIN/sprof-symmap" "$PROG" -o prog.symmap --quiet 2> serr || { cat serr >&2; fail "sprof-symmap failed"; }
+    "$BIN/sprof-fold" t.*.bin prog.symmap > folded 2> ferr || { cat ferr >&2; fail "sprof-fold failed"; }
+    grep -q 'fault_dl_hot' folded || { head -5 folded >&2; fail "frames of the dlopen()ed library not named"; }
+    ;;
+sigprof)
+    grep -q 'own SIGPROF handler hits' out || fail "the program's handler report is missing"
+    ;;
+esac
+[ "$samples" -ge 10 ] || fail "too few samples ($samples)"
+exit 0
