@@ -102,6 +102,7 @@ static void reset_counters(void)
     atomic_store(&g_sprof.exited_cpu_ns, 0);
     atomic_store(&g_sprof.unregistered_signals, 0);
     atomic_store(&g_sprof.aux_dropped, 0);
+    g_sprof.stop_cpu_ns = 0;
     g_sprof.samples_written = g_sprof.samples_truncated = 0;
     g_sprof.dropped_released = g_sprof.lost_released = 0;
     sprof_maps_reset();
@@ -197,6 +198,7 @@ void sprof_after_fork_child(void)
 void sprof_stop(void)
 {
     if (g_sprof.fd < 0) return;
+    g_sprof.stop_cpu_ns = sprof_profiled_cpu_ns();
     atomic_store(&g_sprof.running, 0);
     sprof_sampler_stop();
     sprof_signal_uninstall();

@@ -83,6 +83,8 @@ struct sprof_thread {
     void *perf_base;
     size_t perf_len;
     uint64_t perf_last_count;
+    uint64_t perf_period;            /* current sample_period (0 = the nominal one) */
+    uint64_t perf_win_cpu, perf_win_n; /* CPU and samples since the last period adjustment */
 
     /* counters (written by the producer, read by the writer) */
     _Atomic uint64_t dropped;
@@ -120,6 +122,7 @@ struct sprof_globals {
     /* writer-side totals (io_lock held) */
     uint64_t samples_written, samples_truncated, dropped_released, lost_released;
     uint64_t start_mono_ns;
+    uint64_t stop_cpu_ns; /* profiled CPU when sampling stopped (0 = still running) */
     uint32_t sig_mech_flags;
 };
 
@@ -223,6 +226,7 @@ SPROF_HIDDEN int sprof_io_trylock(void);
 SPROF_HIDDEN void sprof_io_lock(void);
 SPROF_HIDDEN void sprof_io_unlock(void);
 SPROF_HIDDEN void sprof_fatal_flush(void);
+SPROF_HIDDEN uint64_t sprof_profiled_cpu_ns(void); /* CPU of profiled threads since registration */
 
 /* lifecycle (init.c) */
 SPROF_HIDDEN void sprof_start(void);

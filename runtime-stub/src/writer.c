@@ -159,6 +159,25 @@ static void append_sample(const void *rec, uint32_t len)
     sprof_out_append(rec, len);
 }
 
+uint64_t sprof_profiled_cpu_ns(void)
+{
+    uint64_t cpu = atomic_load(&g_sprof.exited_cpu_ns);
+    for (int i = 0, hi = sprof_slots_hi(); i < hi; i++) {
+        struct sprof_thread *t = &g_sprof.threads[i];
+        int st = atomic_load(&t->state);
+        if (st == SLOT_EXITED) {
+            cpu += t->final_cpu_ns - t->cpu_start_ns;
+        } else if (st == SLOT_ACTIVE) {
+            struct timespec ts;
+            if (clock_gettime(t->cpuclock, &ts) == 0) {
+                uint64_t now_cpu = (uint64_t)ts.tv_sec * 1000000000ull + (uint64_t)ts.tv_nsec;
+                if (now_cpu > t->cpu_start_ns) cpu += now_cpu - t->cpu_start_ns;
+            }
+        }
+    }
+    return cpu;
+}
+
 static void emit_stats(void)
 {
     struct sprof_rec_stats s;
@@ -167,23 +186,15 @@ static void emit_stats(void)
     s.h.size = sizeof s;
     uint64_t dropped = g_sprof.dropped_released + atomic_load(&g_sprof.aux_dropped);
     uint64_t lost = g_sprof.lost_released + atomic_load(&g_sprof.unregistered_signals);
-    uint64_t cpu = atomic_load(&g_sprof.exited_cpu_ns);
     for (int i = 0, hi = sprof_slots_hi(); i < hi; i++) {
         struct sprof_thread *t = &g_sprof.threads[i];
         int st = atomic_load(&t->state);
         if (st != SLOT_ACTIVE && st != SLOT_EXITED) continue;
         dropped += atomic_load(&t->dropped);
         lost += atomic_load(&t->lost);
-        /* CPU while profiled: since registration */
-        if (st == SLOT_EXITED) cpu += t->final_cpu_ns - t->cpu_start_ns;
-        else {
-            struct timespec ts;
-            if (clock_gettime(t->cpuclock, &ts) == 0) {
-                uint64_t now_cpu = (uint64_t)ts.tv_sec * 1000000000ull + (uint64_t)ts.tv_nsec;
-                if (now_cpu > t->cpu_start_ns) cpu += now_cpu - t->cpu_start_ns;
-            }
-        }
     }
+    /* after the stop, the final drain's own CPU is not profiled time */
+    uint64_t cpu = g_sprof.stop_cpu_ns ? g_sprof.stop_cpu_ns : sprof_profiled_cpu_ns();
     s.samples_written = g_sprof.samples_written;
     s.samples_dropped = dropped;
     s.samples_truncated = g_sprof.samples_truncated;
