@@ -180,6 +180,22 @@ sigprof)
     cat out
     "$CHECK" valid t.bin 20 end || exit 1
     ;;
+noperf_rate|noperf_threads4|noperf_wall)
+    # perf_event_open refused (seccomp, EACCES): the default must fall back
+    pre=${PRELOAD:--}
+    case $TEST in
+    noperf_rate) SPROF_OUT=t.bin "$BIN/rt_noperf" "$pre" "$PROG" spin 2 > out 2> err || die "program failed"
+        "$CHECK" mech t.bin cpuclock_paced || exit 1
+        "$CHECK" rate t.bin out 1000 30 || exit 1 ;;
+    noperf_threads4) SPROF_OUT=t.bin "$BIN/rt_noperf" "$pre" "$PROG" spin 2 4 > out 2> err || die "program failed"
+        "$CHECK" mech t.bin cpuclock_paced || exit 1
+        "$CHECK" shares t.bin out 5 10 || exit 1 ;;
+    noperf_wall) SPROF_OUT=t.bin SPROF_MODE=wall "$BIN/rt_noperf" "$pre" "$PROG" sleep 1 > out 2> err || die "program failed"
+        "$CHECK" mech t.bin wall || exit 1
+        "$CHECK" valid t.bin 100 end || exit 1 ;;
+    esac
+    [ -s err ] && { echo "stderr:"; cat err; }
+    ;;
 reader)
     # hostile and cut files: one line "<file>: <problem>", exit 1; a cut tail is not an error
     run SPROF_OUT=t.bin -- spin 0.3 || die "program failed"
