@@ -46,7 +46,7 @@ static void usage(FILE *out)
           "  --folded             difffolded-compatible \"stack before after\" lines instead of the table\n"
           "  --normalize          with --folded: scale before's counts to after's total (difffolded.pl -n)\n"
           "  --svg FILE           also write a differential flame graph (after's shape; red grew, blue shrank)\n"
-          "  --title T, --width PX, --minwidth W[%]   for --svg\n"
+          "  --title T, --width PX, --minwidth W[%], --inverted   for --svg\n"
           "  -o FILE              write the table/folded/JSON output to FILE (atomically) instead of stdout\n"
           "  --no-inline, --force as for sprof-fold\n",
           out);
