@@ -45,6 +45,7 @@ static void sleep_until(uint64_t t)
 static void pace_cpuclock(void)
 {
     const uint64_t period = g_sprof.period_ns;
+    const uint64_t max_debt = 10 * period > 20000000ull ? 10 * period : 20000000ull;
     uint64_t now = sprof_now_ns(CLOCK_MONOTONIC);
     while (atomic_load(&sampler_run)) {
         uint64_t min_left = 10 * 1000000ull; /* re-check for new threads at least every 10 ms */
@@ -55,15 +56,17 @@ static void pace_cpuclock(void)
             if (clock_gettime(t->cpuclock, &ts) != 0) continue;
             uint64_t cpu = (uint64_t)ts.tv_sec * 1000000000ull + (uint64_t)ts.tv_nsec;
             if (t->pacer_next_cpu_ns == 0) t->pacer_next_cpu_ns = cpu + period;
-            if (cpu >= t->pacer_next_cpu_ns) {
-                t->pacer_next_cpu_ns += period;
-                /* Behind (late wake-ups on a busy machine): the next wake comes
-                 * after period/8 and catches up, one signal in flight at a
-                 * time. More than 10 periods behind: forgive the debt rather
-                 * than burst (the weights carry the CPU time either way). */
-                if (cpu > t->pacer_next_cpu_ns + 10 * period) t->pacer_next_cpu_ns = cpu + period;
-                if (!atomic_exchange(&t->pending, 1)) {
-                    if (tgkill_tid(t->tid, g_sprof.sig) != 0) atomic_store(&t->pending, 0);
+            /* A due point is consumed only by a signal actually sent: one
+             * still in flight (the thread was not scheduled yet) keeps the
+             * debt, paid by the next wake (after period/8 at most). More
+             * than max(10 periods, 20 ms) behind: forgive rather than burst
+             * (the weights carry the CPU time either way). */
+            if (cpu >= t->pacer_next_cpu_ns && !atomic_exchange(&t->pending, 1)) {
+                if (tgkill_tid(t->tid, g_sprof.sig) == 0) {
+                    t->pacer_next_cpu_ns += period;
+                    if (cpu > t->pacer_next_cpu_ns + max_debt) t->pacer_next_cpu_ns = cpu + period;
+                } else {
+                    atomic_store(&t->pending, 0);
                 }
             }
             uint64_t left = t->pacer_next_cpu_ns > cpu ? t->pacer_next_cpu_ns - cpu : 0;
