@@ -253,6 +253,20 @@ static uint64_t writer_period_ns(void)
     return ns;
 }
 
+/* The writer sleeps on a condition variable so a stop wakes it at once
+ * (exit is not delayed by up to a period). */
+static pthread_mutex_t wake_mu = PTHREAD_MUTEX_INITIALIZER;
+static pthread_cond_t wake_cv;
+
+static void writer_sleep_until(uint64_t t)
+{
+    struct timespec ts = {(time_t)(t / 1000000000ull), (long)(t % 1000000000ull)};
+    pthread_mutex_lock(&wake_mu);
+    while (!atomic_load(&g_sprof.stopping) && sprof_now_ns(CLOCK_MONOTONIC) < t)
+        if (pthread_cond_timedwait(&wake_cv, &wake_mu, &ts) == ETIMEDOUT) break;
+    pthread_mutex_unlock(&wake_mu);
+}
+
 static void *writer_main(void *arg)
 {
     (void)arg;
@@ -264,8 +278,7 @@ static void *writer_main(void *arg)
         next += period;
         uint64_t now = sprof_now_ns(CLOCK_MONOTONIC);
         if (next < now) next = now;
-        struct timespec ts = {(time_t)(next / 1000000000ull), (long)(next % 1000000000ull)};
-        clock_nanosleep(CLOCK_MONOTONIC, TIMER_ABSTIME, &ts, NULL);
+        writer_sleep_until(next);
         if (atomic_load(&g_sprof.stopping)) break;
         now = sprof_now_ns(CLOCK_MONOTONIC);
         int rescan = 0;
@@ -290,6 +303,13 @@ extern int sprof_real_pthread_create(pthread_t *, const pthread_attr_t *, void *
 
 int sprof_writer_start(void)
 {
+    /* (re)initialised here: also right after fork in a child that profiles */
+    pthread_condattr_t ca;
+    pthread_condattr_init(&ca);
+    pthread_condattr_setclock(&ca, CLOCK_MONOTONIC);
+    pthread_cond_init(&wake_cv, &ca);
+    pthread_condattr_destroy(&ca);
+    pthread_mutex_init(&wake_mu, NULL);
     sigset_t all, old;
     sigfillset(&all);
     pthread_sigmask(SIG_BLOCK, &all, &old);
@@ -310,7 +330,10 @@ static void write_end(void)
 void sprof_writer_finish(void)
 {
     if (g_sprof.writer_started) {
+        pthread_mutex_lock(&wake_mu);
         atomic_store(&g_sprof.stopping, 1);
+        pthread_cond_signal(&wake_cv);
+        pthread_mutex_unlock(&wake_mu);
         pthread_join(g_sprof.writer_tid, NULL);
         g_sprof.writer_started = 0;
     }
