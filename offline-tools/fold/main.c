@@ -271,13 +271,14 @@ int main(int argc, char **argv)
         sprof_inputs_free(&in);
         goto done;
     }
-    if (in.ntraces > 0 && !in.symmap)
-        fprintf(stderr, "sprof-fold: no symmap given: frames of the program are named from its ELF symbols only\n");
+    int no_symmap = in.ntraces > 0 && !in.symmap;
     if (sprof_inputs_load(&in, &p, &a.load, err, sizeof err) != 0) {
-        sprof_inputs_free(&in);
+        sprof_inputs_free(&in); /* a refusal is one line: no warning before it */
         goto done;
     }
     sprof_inputs_free(&in);
+    if (no_symmap)
+        fprintf(stderr, "sprof-fold: no symmap given: frames of the program are named from its ELF symbols only\n");
     sprof_export_options xo = { a.fmt.weight_cpu, NULL };
     if (a.pprof_path && sprof_export_pprof(&p, &xo, a.pprof_path, err, sizeof err) != 0)
         goto done;

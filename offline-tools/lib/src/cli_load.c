@@ -2,6 +2,7 @@
 #include "sprof/cli_load.h"
 
 #include <errno.h>
+#include <inttypes.h>
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -89,14 +90,18 @@ int sprof_cli_load_profile(sprof_cli_load *l, const char *tool, char *const *pat
         fprintf(stderr, "%s: %s\n", tool, err);
         return -1;
     }
-    if (in.ntraces > 0 && !in.symmap)
-        fprintf(stderr, "%s: no symmap given: frames of the program are named from its ELF symbols only\n", tool);
+    int no_symmap = in.ntraces > 0 && !in.symmap;
     int rc = sprof_inputs_load(&in, p, &l->load, err, sizeof err);
     sprof_inputs_free(&in);
-    if (rc != 0) {
+    if (rc != 0) { /* a refusal is one line: no warnings before it */
         fprintf(stderr, "%s: %s\n", tool, err[0] ? err : "cannot load the inputs");
         return -1;
     }
+    if (no_symmap)
+        fprintf(stderr, "%s: no symmap given: frames of the program are named from its ELF symbols only\n", tool);
+    if (p->stats.truncated_files) /* a partial profile must never pass as a whole one */
+        fprintf(stderr, "%s: warning: %" PRIu64 " trace(s) cut short (no END record): the profile covers "
+                "only the data before the cut\n", tool, p->stats.truncated_files);
     return 0;
 }
 

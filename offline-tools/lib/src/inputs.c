@@ -36,6 +36,10 @@ int sprof_input_detect(const char *path, enum sprof_input_kind *kind, char *err,
         snprintf(err, errlen, "%s: %s", path, strerror(errno));
         return -1;
     }
+    if (got == 0) { /* no trace, symmap or profile is empty: never an empty result */
+        snprintf(err, errlen, "%s: empty file", path);
+        return -1;
+    }
     if (got >= 8 && memcmp(head, SPROF_TRACE_MAGIC, 8) == 0)
         *kind = SPROF_INPUT_TRACE;
     else if (got >= 8 && memcmp(head, SYMMAP_MAGIC, 8) == 0)
