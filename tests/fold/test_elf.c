@@ -81,6 +81,11 @@ int main(void)
               "CFI at function entry: CFA = rsp+8");
     }
     CHECK(sprof_elf_symbol_at(self, 0) == NULL, "no symbol at 0");
+    /* PLT stubs are named sym@plt (we call malloc through the PLT) */
+    int plt = 0;
+    for (size_t i = 0; i < self->nsymbols; i++)
+        plt |= strcmp(self->symbols[i].name, "malloc@plt") == 0;
+    CHECK(plt, "malloc@plt not synthesized");
 
     /* libc: stripped of .symtab on Debian, named through .dynsym (and the
      * debug file when installed) */

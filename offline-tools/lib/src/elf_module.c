@@ -206,7 +206,22 @@ static int collect_symbols(const elf_view *v, uint32_t type, sym_list *out)
                 sym.st_value == 0 || sym.st_name >= strs->sh_size || str[sym.st_name] == '\0')
                 continue;
             unsigned bind = ELF64_ST_BIND(sym.st_info);
-            if (sym_push(out, sym.st_value, sym.st_value + sym.st_size, str + sym.st_name,
+            uint64_t hi = sym.st_value + sym.st_size;
+            if (sym.st_size == 0) {
+                /* sizeless (assembly, _init): at most to the end of its
+                 * section, so it never swallows the PLT that follows */
+                hi = sym.st_value;
+                if (sym.st_shndx < v->shnum) {
+                    const Elf64_Shdr *sec = &v->sh[sym.st_shndx];
+                    if (sym.st_value >= sec->sh_addr && sym.st_value - sec->sh_addr < sec->sh_size)
+                        hi = sec->sh_addr + sec->sh_size;
+                }
+                if (hi == sym.st_value)
+                    continue;
+                if (hi - sym.st_value > SIZELESS_SYMBOL_MAX)
+                    hi = sym.st_value + SIZELESS_SYMBOL_MAX;
+            }
+            if (sym_push(out, sym.st_value, hi, str + sym.st_name,
                          bind == STB_GLOBAL || bind == STB_WEAK) != 0)
                 return -1;
         }
@@ -214,7 +229,7 @@ static int collect_symbols(const elf_view *v, uint32_t type, sym_list *out)
     return 0;
 }
 
-/* Sort index: by address, then the preferred alias first (sized, global,
+/* Sort index: by address, then the preferred alias first (longest, global,
  * shorter name, then name) so the choice never depends on table order. */
 static const sym_list *g_sort_list;
 static int sym_order(const void *a, const void *b)
@@ -223,9 +238,8 @@ static int sym_order(const void *a, const void *b)
     const sprof_elf_symbol *x = &g_sort_list->v[i], *y = &g_sort_list->v[j];
     if (x->lo != y->lo)
         return x->lo < y->lo ? -1 : 1;
-    int xs = x->hi > x->lo, ys = y->hi > y->lo;
-    if (xs != ys)
-        return ys - xs;
+    if (x->hi != y->hi)
+        return x->hi > y->hi ? -1 : 1;
     if (g_sort_list->global[i] != g_sort_list->global[j])
         return g_sort_list->global[j] - g_sort_list->global[i];
     size_t xl = strlen(x->name), yl = strlen(y->name);
@@ -234,8 +248,8 @@ static int sym_order(const void *a, const void *b)
     return strcmp(x->name, y->name);
 }
 
-/* Sort, keep one symbol per address, give sizeless symbols an extent and
- * clip overlaps so lookups are a plain binary search. */
+/* Sort, keep one symbol per address and clip overlaps so lookups are a
+ * plain binary search. */
 static int finish_symbols(sym_list *l, sprof_elf_symbol **out, size_t *nout)
 {
     *out = NULL;
@@ -263,13 +277,73 @@ static int finish_symbols(sym_list *l, sprof_elf_symbol **out, size_t *nout)
     free(idx);
     for (size_t i = 0; i < n; i++) {
         uint64_t next = i + 1 < n ? res[i + 1].lo : UINT64_MAX;
-        if (res[i].hi <= res[i].lo)
-            res[i].hi = next - res[i].lo < SIZELESS_SYMBOL_MAX ? next : res[i].lo + SIZELESS_SYMBOL_MAX;
         if (res[i].hi > next)
             res[i].hi = next;
     }
     *out = res;
     *nout = n;
+    return 0;
+}
+
+/* PLT stubs have no symbols; name them "sym@plt" as binutils does: the
+ * i-th R_X86_64_JUMP_SLOT relocation of .rela.plt is the i-th stub of
+ * .plt.sec (IBT layout), or of .plt after its 16-byte header. */
+static int collect_plt(const elf_view *v, sprof_elf_module *m, sym_list *out)
+{
+    const Elf64_Shdr *rela = NULL, *plt = NULL, *plt_sec = NULL;
+    for (size_t i = 0; i < v->shnum; i++) {
+        const char *name = section_name(v, &v->sh[i]);
+        if (strcmp(name, ".rela.plt") == 0 && v->sh[i].sh_type == SHT_RELA)
+            rela = &v->sh[i];
+        else if (strcmp(name, ".plt") == 0)
+            plt = &v->sh[i];
+        else if (strcmp(name, ".plt.sec") == 0)
+            plt_sec = &v->sh[i];
+    }
+    if (!rela || !plt || rela->sh_entsize != sizeof(Elf64_Rela) || rela->sh_link >= v->shnum ||
+        !in_bounds(v->n, rela->sh_offset, rela->sh_size))
+        return 0;
+    const Elf64_Shdr *dynsym = &v->sh[rela->sh_link];
+    if (dynsym->sh_entsize != sizeof(Elf64_Sym) || dynsym->sh_link >= v->shnum ||
+        !in_bounds(v->n, dynsym->sh_offset, dynsym->sh_size))
+        return 0;
+    const Elf64_Shdr *strs = &v->sh[dynsym->sh_link];
+    if (!in_bounds(v->n, strs->sh_offset, strs->sh_size) || strs->sh_size == 0 ||
+        v->b[strs->sh_offset + strs->sh_size - 1] != '\0')
+        return 0;
+    const char *str = (const char *)v->b + strs->sh_offset;
+    size_t count = rela->sh_size / sizeof(Elf64_Rela), nsyms = dynsym->sh_size / sizeof(Elf64_Sym);
+    uint64_t base = plt_sec ? plt_sec->sh_addr : plt->sh_addr + 16;
+    uint64_t end = plt_sec ? plt_sec->sh_addr + plt_sec->sh_size : plt->sh_addr + plt->sh_size;
+    size_t total = 0;
+    for (int pass = 0; pass < 2; pass++) {
+        char *w = m->plt_names;
+        for (size_t i = 0; i < count && base + 16 * i + 16 <= end; i++) {
+            Elf64_Rela r;
+            memcpy(&r, v->b + rela->sh_offset + i * sizeof r, sizeof r);
+            size_t si = ELF64_R_SYM(r.r_info);
+            if (ELF64_R_TYPE(r.r_info) != R_X86_64_JUMP_SLOT || si == 0 || si >= nsyms)
+                continue;
+            Elf64_Sym sym;
+            memcpy(&sym, v->b + dynsym->sh_offset + si * sizeof sym, sizeof sym);
+            if (sym.st_name >= strs->sh_size)
+                continue;
+            const char *name = str + sym.st_name;
+            size_t len = strlen(name) + sizeof "@plt";
+            if (pass == 0) {
+                total += len;
+                continue;
+            }
+            snprintf(w, len, "%s@plt", name);
+            if (sym_push(out, base + 16 * i, base + 16 * i + 16, w, 0) != 0)
+                return -1;
+            w += len;
+        }
+        if (pass == 0) {
+            if (total == 0 || !(m->plt_names = malloc(total)))
+                return total == 0 ? 0 : -1;
+        }
+    }
     return 0;
 }
 
@@ -379,6 +453,8 @@ static sprof_elf_module *parse(sprof_elf_module *m, const char *path, char *err,
     if (rc == 0)
         rc = collect_symbols(&v, SHT_DYNSYM, &syms);
     if (rc == 0)
+        rc = collect_plt(&v, m, &syms);
+    if (rc == 0)
         rc = finish_symbols(&syms, &m->symbols, &m->nsymbols);
     free(syms.v);
     free(syms.global);
@@ -401,6 +477,7 @@ void sprof_elf_close(sprof_elf_module *m)
     free(m->segments);
     free(m->symbols);
     free(m->cfi);
+    free(m->plt_names);
     free(m->path);
     free(m);
 }

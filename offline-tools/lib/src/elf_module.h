@@ -39,6 +39,7 @@ typedef struct sprof_elf_module {
      * .symtab named the functions, kept mapped because names point into it */
     void *debug_map;
     size_t debug_map_size;
+    char *plt_names; /* "sym@plt" strings of synthesized PLT stub symbols */
 } sprof_elf_module;
 
 /* Open and parse `path`. NULL + one line in err if unreadable or malformed. */

@@ -50,6 +50,16 @@ int sprof_is_process_start(const char *c_name)
     return base_in(c_name, set);
 }
 
+int sprof_is_called_by_libc_start(const char *c_name)
+{
+    static const char *const set[] = {
+        "exit", "__run_exit_handlers", "_exit", "_init", "_fini", "__libc_csu_init",
+        "call_init", "_dl_init", "_dl_start", "_dl_start_user", "_dl_start_final",
+        "__libc_early_init", "__libc_init_first", "_dl_fini", "__libc_start_call_main", NULL,
+    };
+    return base_in(c_name, set);
+}
+
 int sprof_is_thread_start(const char *c_name)
 {
     static const char *const set[] = {
@@ -60,11 +70,14 @@ int sprof_is_thread_start(const char *c_name)
 
 int sprof_is_runtime_thread_wrapper(const char *c_name, const char *module, const char *file)
 {
-    if (!base_is(c_name, "trampoline") && !base_is(c_name, "sprof_thread_trampoline"))
-        return 0;
+    /* any frame of libsprof.so right inside start_thread is the wrapper,
+     * named or not (another build of the library gives libsprof.so+0x...) */
     const char *slash = strrchr(module, '/');
     const char *base = slash ? slash + 1 : module;
+    if (strncmp(base, "libsprof", 8) == 0)
+        return 1;
+    /* linked in from libsprof_rt.a: the static `trampoline` of interpose.c */
     size_t flen = strlen(file);
-    return strncmp(base, "libsprof", 8) == 0 ||
-           (flen >= 11 && strcmp(file + flen - 11, "interpose.c") == 0);
+    return (base_is(c_name, "trampoline") || base_is(c_name, "sprof_thread_trampoline")) &&
+           flen >= 11 && strcmp(file + flen - 11, "interpose.c") == 0;
 }

@@ -15,6 +15,9 @@ int sprof_is_main(const char *c_name);
 /* _start, __libc_start_main, __libc_start_call_main: libc's frames outside
  * main. Reaching them WITHOUT main means main's frame was lost. */
 int sprof_is_process_start(const char *c_name);
+/* What libc's start code calls other than main: exit and its handlers,
+ * constructors, the dynamic loader's startup. */
+int sprof_is_called_by_libc_start(const char *c_name);
 /* start_thread, clone, clone3: libc's frames outside a thread's start routine. */
 int sprof_is_thread_start(const char *c_name);
 /* The sprof runtime's own pthread_create wrapper (runtime-stub/src/interpose.c,

@@ -51,16 +51,16 @@ uint32_t sprof_shape_stack(sprof_profile *p, uint32_t *stack, uint32_t n, int *c
         }
     }
     if (!*complete && n > 0) {
-        /* A sample in the start code itself is complete; a stack that
-         * reaches libc's process start without main has lost frames and
-         * keeps what it has, marked incomplete. */
-        uint32_t k;
-        for (k = 0; k < n; k++) {
-            const char *c = p->frames[stack[k]].c_name;
-            if (!sprof_is_process_start(c) && !sprof_is_thread_start(c))
-                break;
-        }
-        *complete = k == n;
+        /* Reaching libc's process start without main: complete when the
+         * frame inside it is what libc calls besides main (exit handlers,
+         * constructors) or the sample is in the start code itself; else
+         * main's frame was lost on the way (a frameless function hid its
+         * caller): keep what there is, marked incomplete. */
+        uint32_t outer = n;
+        while (outer > 0 && sprof_is_process_start(p->frames[stack[outer - 1]].c_name))
+            outer--;
+        if (outer < n)
+            *complete = outer == 0 || sprof_is_called_by_libc_start(p->frames[stack[outer - 1]].c_name);
     }
     /* GC-root bookkeeping helpers are inlined around calls; outside the
      * leaf they are attribution noise between Ruby frames. */
