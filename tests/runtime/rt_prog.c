@@ -1,5 +1,7 @@
 /* Test program for the runtime stub. One binary, several behaviours:
- *   spin SECS [THREADS]   CPU-bound threads; prints "thread TID CPU_NS" per thread
+ *   spin SECS [THREADS] [cpu]  CPU-bound threads; prints "thread TID CPU_NS" per thread
+ *                         ("cpu": each thread runs until it has used SECS of CPU,
+ *                         at most 30 x SECS of wall time, for loaded machines)
  *   deep SECS             50-deep frame-pointer recursion, spinning in an FP leaf
  *   frameless SECS        spins in a frameless leaf called from an FP caller
  *   memcmp SECS           spins in glibc memcmp
@@ -36,6 +38,7 @@
 uint64_t rt_frameless_leaf(uint64_t x, int n);
 
 static double secs = 1.0;
+static int until_cpu;
 static volatile uint64_t sink;
 
 static double now(clockid_t c)
@@ -60,8 +63,13 @@ __attribute__((noinline)) static uint64_t fp_leaf(uint64_t x)
 static void *spin_thread(void *arg)
 {
     if (arg) pthread_setname_np(pthread_self(), (const char *)arg);
-    double t0 = now(CLOCK_MONOTONIC);
-    while (now(CLOCK_MONOTONIC) - t0 < secs) sink += fp_leaf(sink);
+    double t0 = now(CLOCK_MONOTONIC), c0 = now(CLOCK_THREAD_CPUTIME_ID);
+    if (until_cpu) {
+        while (now(CLOCK_THREAD_CPUTIME_ID) - c0 < secs && now(CLOCK_MONOTONIC) - t0 < 30 * secs)
+            for (int i = 0; i < 20; i++) sink += fp_leaf(sink);
+    } else {
+        while (now(CLOCK_MONOTONIC) - t0 < secs) sink += fp_leaf(sink);
+    }
     report_thread();
     return NULL;
 }
@@ -271,7 +279,10 @@ int main(int argc, char **argv)
     const char *what = argv[1];
     if (argc > 2) secs = atof(argv[2]);
     double t0 = now(CLOCK_MONOTONIC);
-    if (!strcmp(what, "spin")) return do_spin(argc > 3 ? atoi(argv[3]) : 1);
+    if (!strcmp(what, "spin")) {
+        until_cpu = argc > 4 && !strcmp(argv[4], "cpu");
+        return do_spin(argc > 3 ? atoi(argv[3]) : 1);
+    }
     if (!strcmp(what, "deep")) {
         range("recurse", (void *)recurse);
         sink += recurse(50, t0);

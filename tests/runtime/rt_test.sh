@@ -40,7 +40,7 @@ mech_of() { "$BIN/sprof-trace" info "$1" | sed -n 's/^mechanism: *//p'; }
 case "$TEST" in
 rate_1k|rate_5k)
     hz=1000; [ "$TEST" = rate_5k ] && hz=5000
-    run SPROF_OUT=t.bin SPROF_HZ=$hz -- spin 2 || die "program failed"
+    run SPROF_OUT=t.bin SPROF_HZ=$hz -- spin 0.6 1 cpu || die "program failed"
     "$BIN/sprof-trace" info t.bin
     tol=10
     # the signal fallback (hosts that forbid perf_event) paces from user space: looser
@@ -48,14 +48,14 @@ rate_1k|rate_5k)
     "$CHECK" rate t.bin "$DIR/out" $hz $tol || exit 1
     ;;
 rate_cpuclock)
-    run SPROF_OUT=t.bin SPROF_HZ=1000 SPROF_TIMER=cpuclock -- spin 2 || die "program failed"
+    run SPROF_OUT=t.bin SPROF_HZ=1000 SPROF_TIMER=cpuclock -- spin 0.6 1 cpu || die "program failed"
     "$BIN/sprof-trace" info t.bin
     "$CHECK" mech t.bin cpuclock_paced || exit 1
     "$CHECK" rate t.bin "$DIR/out" 1000 30 || exit 1
     ;;
 rate_posix_timer|rate_itimer)
     m=${TEST#rate_}
-    run SPROF_OUT=t.bin SPROF_HZ=100 SPROF_TIMER=$m -- spin 2 || die "program failed"
+    run SPROF_OUT=t.bin SPROF_HZ=100 SPROF_TIMER=$m -- spin 0.6 1 cpu || die "program failed"
     "$CHECK" mech t.bin $m || exit 1
     # tick-driven timers: 100 Hz is below the 250 Hz tick, so they deliver it
     "$CHECK" rate t.bin "$DIR/out" 100 30 || exit 1
@@ -184,7 +184,7 @@ noperf_rate|noperf_threads4|noperf_wall)
     # perf_event_open refused (seccomp, EACCES): the default must fall back
     pre=${PRELOAD:--}
     case $TEST in
-    noperf_rate) SPROF_OUT=t.bin "$BIN/rt_noperf" "$pre" "$PROG" spin 2 > out 2> err || die "program failed"
+    noperf_rate) SPROF_OUT=t.bin "$BIN/rt_noperf" "$pre" "$PROG" spin 0.6 1 cpu > out 2> err || die "program failed"
         "$CHECK" mech t.bin cpuclock_paced || exit 1
         "$CHECK" rate t.bin out 1000 30 || exit 1 ;;
     noperf_threads4) SPROF_OUT=t.bin "$BIN/rt_noperf" "$pre" "$PROG" spin 2 4 > out 2> err || die "program failed"
