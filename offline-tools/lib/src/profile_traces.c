@@ -95,12 +95,24 @@ static int oracle_cfi(void *ctx, uint64_t pc, sprof_cfi_row *row)
     uint64_t vaddr;
     if (me->mod->is_main && c->L->symmap &&
         sprof_symmap_file_offset_to_vaddr(c->L->symmap, pc - me->start + me->file_offset, &vaddr) == 0 &&
-        sprof_symmap_cfi_lookup(c->L->symmap, vaddr, row) == 0)
+        sprof_symmap_cfi_lookup(c->L->symmap, vaddr, row) == 0 && row->cfa_reg != SPROF_CFA_UNDEFINED)
         return 0;
     sprof_elf_module *elf = sprof_module_elf(me->mod);
     if (!elf || sprof_elf_offset_to_vaddr(elf, pc - me->start + me->file_offset, &vaddr) != 0)
         return -1;
-    return sprof_elf_cfi_lookup(elf, vaddr, row);
+    if (sprof_elf_cfi_lookup(elf, vaddr, row) == 0 && row->cfa_reg != SPROF_CFA_UNDEFINED)
+        return 0;
+    /* A PLT stub's CFI is a DWARF expression we do not model; a bound stub
+     * is a lone indirect jmp, so the return address is at sp (as at the
+     * first byte of any function). */
+    const sprof_elf_symbol *sym = sprof_elf_symbol_at(elf, vaddr);
+    size_t len = sym ? strlen(sym->name) : 0;
+    if (len > 4 && strcmp(sym->name + len - 4, "@plt") == 0) {
+        *row = (sprof_cfi_row){ .lo = sym->lo, .hi = sym->hi, .cfa_reg = SPROF_CFA_RSP,
+                                .cfa_offset = 8, .ra_offset = -8 };
+        return 0;
+    }
+    return -1;
 }
 
 /* ---- reading ---- */
