@@ -3,6 +3,7 @@
  * ran as intended (or dying of its own SIGSEGV for `segv`). The profiler
  * must never change that outcome.
  *   threads SECS        8 threads created and joined in a loop
+ *   spin4 SECS          4 threads working side by side for SECS (ThreadSanitizer run)
  *   fibers SECS         4 ucontext fibers on mmap'd 64 KiB stacks, no guard page
  *   fork SECS           fork without exec; the child works, then exit(0)
  *   fork_exec SECS      fork + exec of this program (`work`); the parent waits
@@ -48,11 +49,14 @@ __attribute__((noinline)) static uint64_t work_leaf(uint64_t x, int n)
     return x;
 }
 
-/* CPU work for `s` seconds of wall time */
+/* CPU work for `s` seconds of wall time. Threads call it at once: the
+ * result goes to `sink` atomically (no data race of our own under TSan). */
 __attribute__((noinline)) static void work_for(double s)
 {
     double t0 = mono();
-    while (mono() - t0 < s) sink += work_leaf(sink, 2000);
+    uint64_t x = (uint64_t)(uintptr_t)&t0;
+    while (mono() - t0 < s) x = work_leaf(x, 2000);
+    __atomic_fetch_add(&sink, x, __ATOMIC_RELAXED);
 }
 
 static void *thread_body(void *arg)
@@ -78,6 +82,21 @@ static int do_threads(void)
     }
     printf("thread rounds %ld (%ld threads)\n", rounds, rounds * 8);
     return rounds > 0 ? 0 : 1;
+}
+
+static void *spin_body(void *arg)
+{
+    work_for(*(double *)arg);
+    return NULL;
+}
+
+static int do_spin4(void)
+{
+    pthread_t th[4];
+    for (int i = 0; i < 4; i++)
+        if (pthread_create(&th[i], NULL, spin_body, &secs) != 0) return 1;
+    for (int i = 0; i < 4; i++) pthread_join(th[i], NULL);
+    return 0;
 }
 
 /* fibers: the stacks are plain mmap'd memory, no guard page, as Spinel's */
@@ -237,6 +256,7 @@ int main(int argc, char **argv)
     secs = atof(argv[2]);
     setvbuf(stdout, NULL, _IOLBF, 0);
     if (!strcmp(what, "threads")) return do_threads();
+    if (!strcmp(what, "spin4")) return do_spin4();
     if (!strcmp(what, "fibers")) return do_fibers();
     if (!strcmp(what, "fork")) return do_fork(0);
     if (!strcmp(what, "fork_exec")) return do_fork(1);

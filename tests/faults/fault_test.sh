@@ -2,7 +2,8 @@
 # One cell of the runtime fault matrix. Usage: fault_test.sh CASE FORM MECH
 #   CASE: a fault_prog behaviour (see fault_prog.c)
 #   FORM: preload (fault_prog + LD_PRELOAD=libsprof.so) | static (fault_prog_static,
-#         linked with -Wl,--whole-archive libsprof_rt.a)
+#         linked with -Wl,--whole-archive libsprof_rt.a) | tsan (fault_prog_tsan, both
+#         built with -fsanitize=thread: tests/tsan, -DSPROF_TSAN=ON)
 #   MECH: perf_event | cpuclock (SPROF_TIMER); where perf_event_open is refused
 #         the runtime falls back to cpuclock and the line says so
 # Passes when the program's exit status is its own (0; 139 for segv), it ends
@@ -26,6 +27,16 @@ ulimit -c 0 # the segv case must not leave a core behind
 if [ "$FORM" = preload ]; then
     PROG=$BIN/fault_prog
     set -- env LD_PRELOAD="$LIB/libsprof.so"
+elif [ "$FORM" = tsan ]; then
+    # tests/tsan: runtime + program built with -fsanitize=thread (linked form).
+    # die_after_fork=0: with SPROF_OUT=...%p a forked child starts its own
+    # writer thread, which TSan refuses by default in the child of a threaded
+    # process (a lock held by another parent thread would stay locked); the
+    # runtime's atfork handlers take its own locks around fork, which is what
+    # makes that safe. handle_segv=0: the segv case must die of its signal
+    # through the runtime's fatal handler, not TSan's report.
+    PROG=$BIN/fault_prog_tsan
+    set -- env TSAN_OPTIONS="${TSAN_OPTIONS:-die_after_fork=0:handle_segv=0:second_deadlock_stack=1}"
 else
     PROG=$BIN/fault_prog_static
     set -- env
@@ -70,6 +81,7 @@ done
 line="FAULT $CASE $FORM $MECH ran=${ran:-none} exit=$rc traces=$traces samples=$samples dropped=$dropped truncated=$truncated delivered=${delivered:-none}"
 echo "$line"
 [ "$traces" -ge 1 ] || fail "no trace written"
+grep -q 'ThreadSanitizer' err && fail "ThreadSanitizer report"
 grep -v '^sprof: ' err | grep -q . && [ "$CASE" != segv ] && [ "$CASE" != fork_exec ] && fail "unexpected stderr"
 
 # case-specific expectations
