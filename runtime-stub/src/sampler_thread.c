@@ -58,7 +58,7 @@ static void pace_cpuclock(void)
             if (t->pacer_next_cpu_ns == 0) t->pacer_next_cpu_ns = cpu + period;
             /* A due point is consumed only by a signal actually sent: one
              * still in flight (the thread was not scheduled yet) keeps the
-             * debt, paid by the next wake (after period/8 at most). More
+             * debt, paid by a later wake (period/4 to period/2 later). More
              * than max(10 periods, 20 ms) behind: forgive rather than burst
              * (the weights carry the CPU time either way). */
             if (cpu >= t->pacer_next_cpu_ns && !atomic_exchange(&t->pending, 1)) {
@@ -70,9 +70,12 @@ static void pace_cpuclock(void)
                 }
             }
             uint64_t left = t->pacer_next_cpu_ns > cpu ? t->pacer_next_cpu_ns - cpu : 0;
+            /* signal still in flight: nothing to do until the thread runs its
+             * handler; do not spin on it (a preempted thread can take ms) */
+            if (atomic_load(&t->pending) && left < period / 2) left = period / 2;
             if (left < min_left) min_left = left;
         }
-        if (min_left < period / 8) min_left = period / 8;
+        if (min_left < period / 4) min_left = period / 4;
         now = sprof_now_ns(CLOCK_MONOTONIC);
         sleep_until(now + min_left);
     }
