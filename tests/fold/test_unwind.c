@@ -228,6 +228,30 @@ static void test_kernel_chain_without_offsets(void)
     expect("kernel chain", pcs, n, want, 4);
 }
 
+static void test_many_candidates(void)
+{
+    /* more words than the linear lookup handles: sorted path, same answer;
+     * a candidate at a frame record's address does not override it */
+    sprof_sample_view s = base_sample(0x401005, SP + 0x40);
+    uint32_t coff[100];
+    uint64_t cval[100];
+    for (int i = 0; i < 100; i++) {
+        coff[i] = (uint32_t)(0x1000 - 8 * i); /* descending, far above the chain */
+        cval[i] = 0x7f0000002040;
+    }
+    coff[99] = 0;          /* the leaf's return address, last */
+    cval[99] = 0x402010;
+    coff[98] = 0x48;       /* clashes with record 0's return slot */
+    cval[98] = 0x406050;
+    s.ncand = 100;
+    s.cand_off = coff;
+    s.cand_val = cval;
+    uint64_t pcs[64];
+    size_t n = sprof_unwind(&s, &env, pcs, 64, NULL);
+    uint64_t want[] = { 0x401005, 0x402010, 0x403020, 0x404030, 0x7f0000005010 };
+    expect("many candidates", pcs, n, want, 5);
+}
+
 static void test_bounded(void)
 {
     sprof_sample_view s = base_sample(0x401005, SP + 0x40);
@@ -251,6 +275,7 @@ int main(void)
     test_unknown_word_falls_back();
     test_non_code_return_address_falls_back();
     test_kernel_chain_without_offsets();
+    test_many_candidates();
     test_bounded();
     if (failures) {
         fprintf(stderr, "test_unwind: %d failure(s)\n", failures);

@@ -24,6 +24,8 @@ struct sprof_profile_internal {
     sprof_frame_entry *frame_table;
     sprof_stack_entry *stack_table;
     size_t frames_cap, stacks_cap;
+    uint8_t *roles;    /* per frame: cached frame_roles.h bits (stack_shape.c) */
+    size_t roles_cap;
 };
 
 #endif

@@ -26,6 +26,7 @@ void sprof_profile_free(sprof_profile *p)
             HASH_DEL(p->internal->stack_table, s);
             free(s);
         }
+        free(p->internal->roles);
         free(p->internal);
     }
     for (size_t i = 0; i < p->nframes; i++) {

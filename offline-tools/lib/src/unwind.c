@@ -9,22 +9,41 @@
 
 typedef struct mem_word {
     uint64_t addr, val;
+    uint64_t order; /* position added: frame-record words first */
 } mem_word;
 
 typedef struct sparse_mem {
     mem_word *w;
     size_t n;
+    int sorted;
     uint64_t *rec;   /* absolute address of frame record i, 0 if unknown */
 } sparse_mem;
+
+/* Up to this many words, lookups are linear (cheaper than sorting for
+ * the few reads an unwind makes); beyond, sorted + binary search, so a
+ * hostile sample with thousands of candidates stays cheap. */
+#define LINEAR_WORDS 64
 
 static int word_order(const void *a, const void *b)
 {
     const mem_word *x = a, *y = b;
-    return x->addr < y->addr ? -1 : x->addr > y->addr;
+    if (x->addr != y->addr)
+        return x->addr < y->addr ? -1 : 1;
+    return x->order < y->order ? -1 : x->order > y->order;
 }
 
+/* Frame-record words win over a candidate recorded at the same address. */
 static int mem_read(const sparse_mem *m, uint64_t addr, uint64_t *val)
 {
+    if (!m->sorted) {
+        for (size_t i = 0; i < m->n; i++) {
+            if (m->w[i].addr == addr) {
+                *val = m->w[i].val;
+                return 0;
+            }
+        }
+        return -1;
+    }
     size_t lo = 0, hi = m->n;
     while (lo < hi) {
         size_t mid = lo + (hi - lo) / 2;
@@ -40,37 +59,48 @@ static int mem_read(const sparse_mem *m, uint64_t addr, uint64_t *val)
     return -1;
 }
 
-static int build_mem(const sprof_sample_view *s, sparse_mem *m)
+#define SMALL_WORDS 256
+
+static int build_mem(const sprof_sample_view *s, sparse_mem *m, mem_word *small_w, uint64_t *small_rec)
 {
+    size_t nw = (size_t)s->ncand + 2 * (size_t)s->nframes + 1;
     m->n = 0;
-    m->w = malloc(((size_t)s->ncand + 2 * (size_t)s->nframes + 1) * sizeof *m->w);
-    m->rec = calloc(s->nframes ? s->nframes : 1, sizeof *m->rec);
+    m->w = nw <= SMALL_WORDS ? small_w : malloc(nw * sizeof *m->w);
+    m->rec = s->nframes <= SMALL_WORDS ? small_rec : malloc(s->nframes * sizeof *m->rec);
     if (!m->w || !m->rec)
         return -1;
     for (uint32_t i = 0; i < s->nframes; i++) {
         uint32_t off = s->fpoff[i];
         if (i == 0 && off == SPROF_FPOFF_UNKNOWN)
             off = s->fp0_off;
-        if (off != SPROF_FPOFF_UNKNOWN)
-            m->rec[i] = s->sp + off;
+        m->rec[i] = off != SPROF_FPOFF_UNKNOWN ? s->sp + off : 0;
     }
     for (uint32_t i = 0; i < s->nframes; i++) {
         if (!m->rec[i])
             continue;
-        m->w[m->n++] = (mem_word){ m->rec[i] + 8, s->ret[i] };
-        if (i + 1 < s->nframes && m->rec[i + 1])
-            m->w[m->n++] = (mem_word){ m->rec[i], m->rec[i + 1] };
+        m->w[m->n] = (mem_word){ m->rec[i] + 8, s->ret[i], m->n };
+        m->n++;
+        if (i + 1 < s->nframes && m->rec[i + 1]) {
+            m->w[m->n] = (mem_word){ m->rec[i], m->rec[i + 1], m->n };
+            m->n++;
+        }
     }
-    for (uint32_t i = 0; i < s->ncand; i++)
-        m->w[m->n++] = (mem_word){ s->sp + s->cand_off[i], s->cand_val[i] };
-    /* a word recorded twice (record and candidate) holds the same value */
-    qsort(m->w, m->n, sizeof *m->w, word_order);
-    size_t k = 0;
-    for (size_t i = 0; i < m->n; i++)
-        if (k == 0 || m->w[k - 1].addr != m->w[i].addr)
-            m->w[k++] = m->w[i];
-    m->n = k;
+    for (uint32_t i = 0; i < s->ncand; i++) {
+        m->w[m->n] = (mem_word){ s->sp + s->cand_off[i], s->cand_val[i], m->n };
+        m->n++;
+    }
+    m->sorted = m->n > LINEAR_WORDS;
+    if (m->sorted)
+        qsort(m->w, m->n, sizeof *m->w, word_order);
     return 0;
+}
+
+static void free_mem(sparse_mem *m, mem_word *small_w, uint64_t *small_rec)
+{
+    if (m->w != small_w)
+        free(m->w);
+    if (m->rec != small_rec)
+        free(m->rec);
 }
 
 static size_t emit_chain(const sprof_sample_view *s, uint32_t from, uint64_t *pcs, size_t n,
@@ -124,9 +154,10 @@ size_t sprof_unwind(const sprof_sample_view *s, const sprof_unwind_env *env, uin
     size_t n = 0;
     pcs[n++] = s->pc;
     sparse_mem m = { 0 };
-    if (build_mem(s, &m) != 0) {
-        free(m.w);
-        free(m.rec);
+    mem_word small_w[SMALL_WORDS];
+    uint64_t small_rec[SMALL_WORDS];
+    if (build_mem(s, &m, small_w, small_rec) != 0) {
+        free_mem(&m, small_w, small_rec);
         return n;
     }
     uint64_t pc = s->pc, sp = s->sp, fp = s->fp;
@@ -180,7 +211,6 @@ size_t sprof_unwind(const sprof_sample_view *s, const sprof_unwind_env *env, uin
         sp = cfa;
         is_ret = 1;
     }
-    free(m.w);
-    free(m.rec);
+    free_mem(&m, small_w, small_rec);
     return n;
 }
