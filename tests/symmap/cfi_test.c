@@ -23,7 +23,8 @@ __attribute__((noinline)) static int probe_callee(int x)
     return x * 3;
 }
 
-__attribute__((noinline, optimize("no-omit-frame-pointer"))) int cfi_test_fp_function(int x)
+/* built with -fno-omit-frame-pointer, like everything in this project */
+__attribute__((noinline)) int cfi_test_fp_function(int x)
 {
     volatile int keep = probe_callee(x);
     return keep + 1; /* work after the call: no tail call, so a real frame */
@@ -106,6 +107,7 @@ static void compare_with_readelf(const char *exe, const sprof_cfi_row *rows, siz
         return;
     }
     int col_cfa = -1, col_rbp = -1, col_ra = -1, in_eh = 0, in_cie = 0;
+    uint64_t fde_end = ~0ull;
     size_t compared = 0;
     do {
         if (strstr(line, "Contents of the .eh_frame section"))
@@ -114,10 +116,16 @@ static void compare_with_readelf(const char *exe, const sprof_cfi_row *rows, siz
             in_eh = 0;
         if (!in_eh)
             continue;
-        if (strstr(line, " CIE ")) /* rows under a CIE header are its initial state at LOC 0 */
+        if (strstr(line, " CIE ")) { /* rows under a CIE header are its initial state at LOC 0 */
             in_cie = 1;
-        else if (strstr(line, " FDE "))
+        } else if (strstr(line, " FDE ")) {
             in_cie = 0;
+            /* readelf may print a row at the FDE's end address (a rule set by the
+             * last instruction, covering nothing): rows from there on are skipped. */
+            const char *pc = strstr(line, "pc=");
+            const char *dots = pc ? strstr(pc, "..") : NULL;
+            fde_end = dots ? strtoull(dots + 2, NULL, 16) : ~0ull;
+        }
         if (in_cie)
             continue;
         char *tok[32];
@@ -142,7 +150,7 @@ static void compare_with_readelf(const char *exe, const sprof_cfi_row *rows, siz
             continue;
         char *endp;
         uint64_t loc = strtoull(tok[0], &endp, 16);
-        if (*endp)
+        if (*endp || loc >= fde_end)
             continue;
         const char *cfa = tok[col_cfa], *ra = tok[col_ra], *rbp = col_rbp >= 0 ? tok[col_rbp] : "u";
         int reg = -1, off = 0, ra_off = 0, rbp_saved = 0, rbp_off = 0, defined = 1;
