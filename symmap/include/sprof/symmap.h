@@ -91,7 +91,9 @@ typedef struct sprof_symmap sprof_symmap;
  * out-of-bounds read afterwards: everything is checked here, once. */
 sprof_symmap *sprof_symmap_open(const char *path, char *err, size_t errlen);
 /* Same, over bytes already in memory (fuzzing, tests). `name` names it in errors.
- * The bytes must stay alive until close; they are not copied. */
+ * The bytes must stay alive until close; they are not copied (unless they are
+ * not 8-byte aligned: then an aligned private copy is read instead).
+ * An open map is read-only: lookups from several threads at once are safe. */
 sprof_symmap *sprof_symmap_open_mem(const void *data, size_t size, const char *name,
                                     char *err, size_t errlen);
 void sprof_symmap_close(sprof_symmap *m);

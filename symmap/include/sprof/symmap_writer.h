@@ -3,7 +3,8 @@
  * de-duplicates and flattens everything itself, so the bytes depend only on
  * what was added, not on the order it was added in (one exception: several
  * line rows at one address, see add_line): same inputs, same bytes.
- * Depends on libc only. Format: docs/symmap-format.md. */
+ * Depends on libc only. Format: docs/symmap-format.md. A writer is not
+ * thread-safe: use one per thread. */
 #ifndef SPROF_SYMMAP_WRITER_H
 #define SPROF_SYMMAP_WRITER_H
 
