@@ -41,6 +41,7 @@ typedef struct loader {
     uint32_t *stack;   /* leaf first while shaping */
     uint32_t *rooted;  /* root first */
     int any_cpu_trace, any_trace;
+    int had_traces; /* an earlier call already loaded traces into p */
 } loader;
 
 /* One trace being read. */
@@ -148,7 +149,7 @@ static int read_trace(loader *L, trace_state *T, sprof_trace *t, char *err, size
                 T->start_ns = rec.u.info.start_monotonic_ns;
                 free(T->exe_path);
                 T->exe_path = strdup(rec.u.info.exe_path ? rec.u.info.exe_path : "");
-                if (!L->any_trace)
+                if (!L->any_trace && !L->had_traces)
                     L->p->hz = rec.u.info.hz;
                 L->any_trace = 1;
                 if (rec.u.info.mode != SPROF_MODE_WALL)
@@ -388,6 +389,7 @@ int sprof_profile_add_traces(sprof_profile *p, const char *const *trace_paths, s
     L.p = p;
     L.opt = opt ? opt : &defaults;
     L.symmap_path = symmap_path;
+    L.had_traces = p->hz != 0;
     if (symmap_path) {
         L.symmap = sprof_symmap_open(symmap_path, err, errlen);
         if (!L.symmap)
@@ -411,12 +413,12 @@ int sprof_profile_add_traces(sprof_profile *p, const char *const *trace_paths, s
         snprintf(err, errlen, "out of memory");
         rc = -1;
     }
-    uint64_t unresolved_before = 0;
     for (size_t i = 0; rc == 0 && i < ntraces; i++)
         rc = load_one(&L, trace_paths[i], err, errlen);
     if (L.sym)
-        p->stats.unresolved_pcs += sprof_symbolizer_unresolved(L.sym) - unresolved_before;
-    if (L.any_trace)
+        p->stats.unresolved_pcs += sprof_symbolizer_unresolved(L.sym);
+    /* cpu unless every trace (of this and earlier calls) was wall */
+    if (L.any_trace && !(L.had_traces && p->mode == SPROF_MODE_CPU))
         p->mode = L.any_cpu_trace ? SPROF_MODE_CPU : SPROF_MODE_WALL;
     sprof_symbolizer_free(L.sym);
     sprof_module_cache_free(&L.modules);
