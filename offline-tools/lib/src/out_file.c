@@ -15,6 +15,29 @@ int sprof_out_open(sprof_out_file *o, const char *path, char *err, size_t errlen
         o->fp = stdout;
         return 0;
     }
+    /* A target that exists and is not a regular file (/dev/null, a FIFO, a
+     * terminal) is written in place: renaming a temp file over it would
+     * replace the device node with a plain file. */
+    struct stat st;
+    if (stat(path, &st) == 0 && !S_ISREG(st.st_mode)) {
+        if (S_ISDIR(st.st_mode)) {
+            snprintf(err, errlen, "%s: is a directory", path);
+            return -1;
+        }
+        o->fp = fopen(path, "wb");
+        if (!o->fp) {
+            snprintf(err, errlen, "%s: %s", path, strerror(errno));
+            return -1;
+        }
+        o->in_place = 1;
+        o->path = strdup(path);
+        if (!o->path) {
+            snprintf(err, errlen, "%s: out of memory", path);
+            sprof_out_abort(o);
+            return -1;
+        }
+        return 0;
+    }
     const char *slash = strrchr(path, '/');
     size_t dirlen = slash ? (size_t)(slash - path) + 1 : 0;
     const char *base = slash ? slash + 1 : path;
@@ -77,7 +100,7 @@ int sprof_out_commit(sprof_out_file *o, char *err, size_t errlen)
         sprof_out_abort(o);
         return -1;
     }
-    if (rename(o->tmp_path, o->path) != 0) {
+    if (!o->in_place && rename(o->tmp_path, o->path) != 0) {
         snprintf(err, errlen, "%s: %s", o->path, strerror(errno));
         sprof_out_abort(o);
         return -1;

@@ -15,6 +15,7 @@ typedef struct sprof_out_file {
     FILE *fp;       /* write here */
     char *path;     /* final path (NULL for stdout) */
     char *tmp_path; /* temporary file, renamed to path on commit */
+    int in_place;   /* path is a device or FIFO: written directly, never renamed over */
 } sprof_out_file;
 
 /* 0, or -1 + err "<path>: <why>". */
