@@ -27,18 +27,28 @@ $cc -O2 -std=gnu11 -I"$src/tests/fold" -I"$src/symmap/include" -I"$src/runtime-s
 "$work/gen_trace" "$work/workload" "$work/workload.symmap" "$work/t.trace" "$n" 3000
 bytes=$(stat -c %s "$work/t.trace")
 
-# best of 3 of a command: prints "WALL CPU" seconds
+# best of 3 of a command: prints "WALL CPU" seconds (CPU = user+sys of the
+# command and its children; python3's getrusage, no /usr/bin/time needed)
 best3() {
-    best_wall=; best_cpu=
-    for _ in 1 2 3; do
-        /usr/bin/time -f "%e %U %S" -o "$work/time" "$@" >/dev/null 2>"$work/stderr" || { cat "$work/stderr" >&2; exit 1; }
-        set -- "$@"
-        read -r w u s <"$work/time"
-        c=$(echo "$u $s" | awk '{printf "%.3f", $1 + $2}')
-        best_wall=$(echo "$w ${best_wall:-$w}" | awk '{print ($1 < $2) ? $1 : $2}')
-        best_cpu=$(echo "$c ${best_cpu:-$c}" | awk '{print ($1 < $2) ? $1 : $2}')
-    done
-    echo "$best_wall $best_cpu"
+    python3 - "$work/stderr" "$@" <<'PY'
+import resource, subprocess, sys, time
+err, cmd = sys.argv[1], sys.argv[2:]
+best_wall = best_cpu = None
+for _ in range(3):
+    before = resource.getrusage(resource.RUSAGE_CHILDREN)
+    t0 = time.monotonic()
+    with open(err, "w") as e:
+        rc = subprocess.run(cmd, stdout=subprocess.DEVNULL, stderr=e).returncode
+    wall = time.monotonic() - t0
+    after = resource.getrusage(resource.RUSAGE_CHILDREN)
+    if rc != 0:
+        sys.stderr.write(open(err).read())
+        sys.exit(1)
+    cpu = (after.ru_utime - before.ru_utime) + (after.ru_stime - before.ru_stime)
+    best_wall = wall if best_wall is None else min(best_wall, wall)
+    best_cpu = cpu if best_cpu is None else min(best_cpu, cpu)
+print("%.3f %.3f" % (best_wall, best_cpu))
+PY
 }
 rate() { echo "$1 $2" | awk '{ if ($2 > 0) printf "%.0f", $1 / $2; else print "inf" }'; }
 
