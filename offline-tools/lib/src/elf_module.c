@@ -231,17 +231,17 @@ static int collect_symbols(const elf_view *v, uint32_t type, sym_list *out)
 
 /* Sort index: by address, then the preferred alias first (longest, global,
  * shorter name, then name) so the choice never depends on table order. */
-static const sym_list *g_sort_list;
-static int sym_order(const void *a, const void *b)
+static int sym_order(const void *a, const void *b, void *ctx)
 {
+    const sym_list *l = ctx;
     size_t i = *(const size_t *)a, j = *(const size_t *)b;
-    const sprof_elf_symbol *x = &g_sort_list->v[i], *y = &g_sort_list->v[j];
+    const sprof_elf_symbol *x = &l->v[i], *y = &l->v[j];
     if (x->lo != y->lo)
         return x->lo < y->lo ? -1 : 1;
     if (x->hi != y->hi)
         return x->hi > y->hi ? -1 : 1;
-    if (g_sort_list->global[i] != g_sort_list->global[j])
-        return g_sort_list->global[j] - g_sort_list->global[i];
+    if (l->global[i] != l->global[j])
+        return l->global[j] - l->global[i];
     size_t xl = strlen(x->name), yl = strlen(y->name);
     if (xl != yl)
         return xl < yl ? -1 : 1;
@@ -265,8 +265,7 @@ static int finish_symbols(sym_list *l, sprof_elf_symbol **out, size_t *nout)
     }
     for (size_t i = 0; i < l->n; i++)
         idx[i] = i;
-    g_sort_list = l;
-    qsort(idx, l->n, sizeof *idx, sym_order);
+    qsort_r(idx, l->n, sizeof *idx, sym_order, l);
     size_t n = 0;
     for (size_t i = 0; i < l->n; i++) {
         const sprof_elf_symbol *s = &l->v[idx[i]];
