@@ -1,4 +1,5 @@
 /* Minimal bounds-checked ELF64 reader for shared libraries (see elf_module.h). */
+#define _GNU_SOURCE /* qsort_r */
 #include "elf_module.h"
 
 #include <elf.h>
