@@ -81,6 +81,10 @@ static int load_side(side *s, const options *o, char *err, size_t errlen)
         return -1;
     for (size_t i = 0; i < s->prof.nstacks; i++)
         s->samples += s->prof.stacks[i].samples;
+    if (s->samples == 0 && s->prof.stats.truncated_files) {
+        snprintf(err, errlen, "%s: no samples before the trace was cut short (%s side)", s->files[0], s->label);
+        return -1;
+    }
     if (s->samples == 0) {
         snprintf(err, errlen, "%s: no samples (%s side)", s->files[0], s->label);
         return -1;
@@ -477,6 +481,14 @@ int main(int argc, char **argv)
     if (rc == 0 && o.lines && table.nrows == 0)
         rc = fail("sprof-diff: --lines: neither side has .rb line information (traces with a symmap, or folded "
                   "files written with sprof-fold --lines)");
+
+    /* Warnings only once nothing is refused: a refusal is one line. */
+    for (int i = 0; rc == 0 && i < 2; i++)
+        if (sides[i].prof.stats.truncated_files) /* a partial profile must not pass as a whole one */
+            fprintf(stderr,
+                    "sprof-diff: warning: %s side: %llu trace(s) cut short (no END record): it covers only the "
+                    "data before the cut\n",
+                    sides[i].label, (unsigned long long)sides[i].prof.stats.truncated_files);
 
     char *buf = NULL;
     size_t len = 0;

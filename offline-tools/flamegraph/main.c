@@ -179,9 +179,12 @@ int main(int argc, char **argv)
     sprof_profile_free(&prof);
     if (rc != 0 || sprof_flame_tree_finish(&tree) != 0) {
         fprintf(stderr, "%s: out of memory\n", tool);
-    } else if (tree.nodes[0].value == 0) {
-        fprintf(stderr, "%s: %s: no samples in the input\n", tool, argv[optind]);
     } else if (write_output(&tree, &fo, output) == 0) {
+        /* An input that loads but holds no samples (all counts 0, a trace
+         * cut before its first sample, filters that keep nothing) gives
+         * an empty graph, as the other views give an empty table. */
+        if (tree.nodes[0].value == 0)
+            fprintf(stderr, "%s: warning: no samples in the input: the graph is empty\n", tool);
         status = 0;
     }
     sprof_flame_tree_free(&tree);

@@ -77,4 +77,13 @@ rc=0
 [ $rc -ne 0 ] && [ ! -s "$work/out2" ] && [ "$(wc -l <"$work/err2")" -eq 1 ] \
   || fail "a trace without its symmap was not refused cleanly: $(cat "$work/err2")"
 echo "refusal: $(cat "$work/err2")"
+# a trace cut short is used, with a warning saying so (a partial profile
+# must not pass as a whole one)
+size=$(stat -c %s "$work/after.bin")
+head -c $((size * 2 / 3)) "$work/after.bin" >"$work/cut.bin"
+"$diff_tool" -b "$work/before.folded" -a "$work/cut.bin" "$ex/variant/app-rt.symmap" >"$work/out3" 2>"$work/err3" \
+  || fail "a cut trace was refused: $(cat "$work/err3")"
+grep -q "cut short" "$work/err3" || fail "a cut trace was used without a warning: $(cat "$work/err3")"
+[ -s "$work/out3" ] || fail "no table for a cut trace"
+echo "cut trace: $(cat "$work/err3")"
 echo "diff_traces: ok"

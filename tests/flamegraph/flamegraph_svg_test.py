@@ -144,6 +144,17 @@ with tempfile.TemporaryDirectory() as tmp:
         if what in ("empty", "garbage", "missing"):
             check(len(lines) == 1, "%s: one error line, got %r" % (what, lines))
 
+    # a profile that loads but has no samples: an empty graph, exit 0, a warning
+    zero = os.path.join(tmp, "zero.folded")
+    with open(zero, "w") as f:
+        f.write("main;Foo#bar 0\n")
+    r = run([zero])
+    check(r.returncode == 0 and b"no samples" in r.stdout and b"no samples" in r.stderr,
+          "all-zero counts: empty graph with a warning (rc %d, %r)" % (r.returncode, r.stderr))
+    if r.returncode == 0:
+        root, fr = frames(r.stdout)
+        check(fr == {}, "all-zero counts: no frames drawn")
+
 if failures:
     print("%d failure(s)" % len(failures))
     sys.exit(1)

@@ -283,6 +283,9 @@ int sprof_flame_write_svg(const sprof_flame_tree *t, const sprof_flame_options *
     fprintf(out, "<text id=\"matched\" class=\"hide\" x=\"%d\" y=\"%d\"></text>\n", width - XPAD, height - 14);
     write_legend(out, o, width);
 
+    if (total == 0)
+        fprintf(out, "<text id=\"empty\" x=\"%.1f\" y=\"%d\" style=\"text-anchor: middle\">no samples</text>\n",
+                width / 2.0, TOP_PAD + FRAME_H - 4);
     fprintf(out,
             "<g id=\"frames\" data-total=\"%llu\" data-before-total=\"%llu\" data-xpad=\"%d\" "
             "data-plotw=\"%.2f\" data-fontsize=\"%d\">\n",
