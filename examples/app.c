@@ -303,7 +303,9 @@ static void sp_Pipeline_run(sp_Pipeline *self)
     _sp_gc_root_push((void **)&_blk1);
     _blk1 = sp_Proc_new(_sp_proc_fn_1);
     _blk1->env[0] = verifier;
-    sp_Thread *worker = sp_Thread_new(_blk1);
+    sp_Thread *SP_ROOTED worker = NULL;
+    _sp_gc_root_push((void **)&worker);
+    worker = sp_Thread_new(_blk1);
 #line 100 "app.rb"
     while (self->cpu_sim + self->cpu_tok + self->cpu_sum < self->budget_ns) {
 #line 101 "app.rb"

@@ -336,6 +336,11 @@ typedef struct sp_Thread {
     sp_Proc *body;
 } sp_Thread;
 
+static void sp_Thread_gc_scan(void *obj)
+{
+    sp_gc_mark(((sp_Thread *)obj)->body);
+}
+
 static void *sp_thread_start(void *arg)
 {
     sp_Thread *t = arg;
@@ -343,12 +348,11 @@ static void *sp_thread_start(void *arg)
     return NULL;
 }
 
+/* The caller keeps the returned thread rooted until it is joined. */
 sp_Thread *sp_Thread_new(sp_Proc *body)
 {
     static unsigned n;
-    sp_Thread *t = calloc(1, sizeof *t); /* not collected: joined threads are few */
-    if (!t)
-        sp_gc_fatal("out of memory");
+    sp_Thread *t = sp_gc_alloc(sizeof(sp_Thread), SP_T_OBJECT, sp_Thread_gc_scan);
     t->body = body;
     int err = pthread_create(&t->tid, NULL, sp_thread_start, t);
     if (err) {
