@@ -91,10 +91,17 @@ int sprof_cli_load_profile(sprof_cli_load *l, const char *tool, char *const *pat
         return -1;
     }
     int no_symmap = in.ntraces > 0 && !in.symmap;
+    const char *first_trace = in.ntraces ? in.traces[0] : NULL; /* argv string: outlives `in` */
+    int in_ntraces_is_one = in.ntraces == 1;
     int rc = sprof_inputs_load(&in, p, &l->load, err, sizeof err);
     sprof_inputs_free(&in);
     if (rc != 0) { /* a refusal is one line: no warnings before it */
         fprintf(stderr, "%s: %s\n", tool, err[0] ? err : "cannot load the inputs");
+        return -1;
+    }
+    if (p->stats.truncated_files && p->nstacks == 0 && p->stats.filtered == 0) { /* nothing before the cut: refuse */
+        fprintf(stderr, "%s: %s: cut short before its first sample (no END record)\n", tool,
+                p->stats.truncated_files == 1 && in_ntraces_is_one ? first_trace : "input traces");
         return -1;
     }
     if (no_symmap)

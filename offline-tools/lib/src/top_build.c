@@ -151,7 +151,8 @@ int sprof_top_build(sprof_top *t, const sprof_profile *p, const sprof_top_option
         if (t->rows[i].cum)
             t->rows[n++] = t->rows[i];
     t->nrows = n;
-    qsort(t->rows, t->nrows, sizeof *t->rows, o->by_cum ? by_cum : by_self);
+    if (t->nrows > 1) /* rows is NULL when nothing matched (--lines on a C-only program) */
+        qsort(t->rows, t->nrows, sizeof *t->rows, o->by_cum ? by_cum : by_self);
     rc = 0;
     goto out;
 oom:
