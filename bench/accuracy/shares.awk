@@ -9,8 +9,11 @@
 #   share(leaf)   = weight of stacks holding leaf / weight of stacks holding
 #                   level_20 (so a leaf the pipeline does not name counts as 0)
 #   truth(leaf)   = leaf's own CPU ns / sum over the four leaves
-#   complete      = chain samples holding main or worker_main and all of
-#                   level_01..level_20, as a share of chain samples
+#   complete      = chain samples holding main or worker_main and every
+#                   level above the deepest one present (level_01..level_K,
+#                   no gap), K = 20 when a leaf is present; as a share of
+#                   chain samples (a sample taken inside level_11 itself is
+#                   complete with 11 levels)
 # Prints one line: worst_pp_all worst_pp_abc complete_pct chain_weight
 #   share_a share_b share_c share_d (percent)
 FNR == NR {
@@ -24,8 +27,8 @@ NF >= 2 {
     k = split(stack, fr, ";")
     split("", has)
     for (i = 1; i <= k; i++) has[fr[i]] = 1
-    chain = 0
-    for (lv = 1; lv <= 20; lv++) if (sprintf("level_%02d", lv) in has) chain++
+    chain = 0; deepest = 0
+    for (lv = 1; lv <= 20; lv++) if (sprintf("level_%02d", lv) in has) { chain++; deepest = lv }
     leaf = ""
     for (L in truth) if (L in has) leaf = L
     if (chain == 0 && leaf == "") next
@@ -34,7 +37,8 @@ NF >= 2 {
         den += n
         if (leaf != "") got[leaf] += n
     }
-    if (chain == 20 && (("main" in has) || ("worker_main" in has))) complete += n
+    if (chain == deepest && (leaf == "" || deepest == 20) && (("main" in has) || ("worker_main" in has)))
+        complete += n
 }
 END {
     if (truth_sum <= 0) { print "shares.awk: no ground truth in " ARGV[1] > "/dev/stderr"; exit 1 }
