@@ -40,6 +40,8 @@ expected_for() {
     sp_run) echo "run|toplevel|user" ;;
     sp_scale) echo "scale|toplevel|user" ;;
     _sp_proc_fn_1) echo "block in run|block|user" ;;
+    sp_pump) echo "pump|toplevel|user" ;;
+    _fiber_body_1) echo "Fiber body in pump|block|user" ;;
     sp_gc_alloc) echo "sp_gc_alloc|runtime|gc" ;;
     sp_str_dup) echo "sp_str_dup|runtime|runtime" ;;
     main) echo "main|native|native" ;;
@@ -60,7 +62,12 @@ check_all_functions() {
         base=${name%%.*}
         want=$(expected_for "$base")
         # Without DWARF a proc has no lines to find its method by.
-        if [ "$base" = _sp_proc_fn_1 ] && [ "${NO_DWARF:-0}" = 1 ]; then want="block in <unknown>|block|user"; fi
+        if [ "${NO_DWARF:-0}" = 1 ]; then
+            case "$base" in
+            _sp_proc_fn_1) want="block in <unknown>|block|user" ;;
+            _fiber_body_1) want="Fiber body in <unknown>|block|user" ;;
+            esac
+        fi
         [ -n "$want" ] || continue
         got=$("$SYMMAP" --lookup "$map" "0x$addr" | head -1 | frame_summary)
         if [ "$got" != "$want" ]; then fail "$bin: $name at 0x$addr: got '$got', want '$want'"; fi

@@ -141,6 +141,28 @@ __attribute__((noinline)) static mrb_int sp_run(mrb_int n)
     return env.total;
 }
 
+struct fiber { mrb_int (*body)(void *arg); void *arg; };
+
+#line 49 "fixture.rb"
+__attribute__((noinline)) static mrb_int _fiber_body_1(void *arg)
+{
+#line 49 "fixture.rb"
+    return *(mrb_int *)arg * 2;
+}
+
+#line 48 "fixture.rb"
+__attribute__((noinline)) static mrb_int sp_pump(mrb_int n)
+{
+#line 49 "fixture.rb"
+    struct fiber *f = sp_gc_alloc(sizeof *f);
+#line 49 "fixture.rb"
+    f->body = _fiber_body_1;
+#line 49 "fixture.rb"
+    f->arg = &n;
+#line 50 "fixture.rb"
+    return f->body(f->arg);
+}
+
 #line 46 "fixture.rb"
 int main(int argc, char **argv)
 {
@@ -157,7 +179,7 @@ int main(int argc, char **argv)
 #line 46 "fixture.rb"
     char *hello = sp_str_dup("fixture");
 #line 46 "fixture.rb"
-    mrb_int r = sp_run(sp_fib(20 + argc - 1));
+    mrb_int r = sp_run(sp_fib(20 + argc - 1)) + sp_pump(argc);
 #line 46 "fixture.rb"
     printf("%lld %lld %lld %lld %lld %s\n", (long long)r, (long long)sp_Shape_area(&s),
            (long long)sp_Vec2_len2(c), (long long)sp_Geo_cls_dist2(box->n, 7), (long long)sp_gc_bytes,

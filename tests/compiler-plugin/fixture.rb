@@ -44,3 +44,8 @@ def run(n)
 end
 
 puts run(fib(20))
+
+def pump(n)
+  f = Fiber.new { Fiber.yield n * 2 }
+  f.resume
+end
