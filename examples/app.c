@@ -72,7 +72,9 @@ static inline void sp_Simulation_initialize(sp_Simulation *self, int64_t n)
     self->n = n;
 #line 23 "app.rb"
     self->xs = sp_FloatArray_new(n, 0.0);
+#line 23 "app.rb"
     for (int64_t i = 0; i < n; i++)
+#line 23 "app.rb"
         sp_FloatArray_aset(self->xs, i, i * 0.001);
 #line 24 "app.rb"
     self->vs = sp_FloatArray_new(n, 0.0);
@@ -128,14 +130,21 @@ static int64_t sp_Indexer_tokenize(sp_Indexer *self, sp_String *line, int64_t re
     for (int64_t _i1 = 0; _i1 < reps; _i1++) {
 #line 50 "app.rb"
         sp_StrArray *SP_ROOTED words = NULL;
+#line 50 "app.rb"
         _sp_gc_root_push((void **)&words);
+#line 50 "app.rb"
         words = sp_String_split(line, ' ');
 #line 51 "app.rb"
         for (int64_t _i2 = 0; _i2 < words->len; _i2++) {
+#line 51 "app.rb"
             sp_String *w = words->data[_i2];
+#line 51 "app.rb"
             sp_String *SP_ROOTED _t1 = NULL;
+#line 51 "app.rb"
             _sp_gc_root_push((void **)&_t1);
+#line 51 "app.rb"
             _t1 = sp_String_upcase(w);
+#line 51 "app.rb"
             total += _t1->len;
         }
     }
@@ -149,6 +158,7 @@ static inline __attribute__((always_inline)) int64_t sp_Checksum_cls_fnv(int64_t
 {
 #line 61 "app.rb"
     for (int64_t i = 0; i < n; i++)
+#line 61 "app.rb"
         seed = ((seed ^ (i & 255)) * 16777619) & 0xffffffff;
 #line 62 "app.rb"
     return seed;
@@ -231,48 +241,77 @@ static void sp_Pipeline_report(sp_Pipeline *self, int64_t total_ns)
 {
 #line 119 "app.rb"
     sp_String *SP_ROOTED out = NULL;
+#line 119 "app.rb"
     _sp_gc_root_push((void **)&out);
+#line 119 "app.rb"
     out = sp_String_lit("sprof-example cpu split (thread CPU clock)\n");
 #line 120 "app.rb"
     {
+#line 120 "app.rb"
         sp_String *SP_ROOTED _t1 = NULL;
+#line 120 "app.rb"
         _sp_gc_root_push((void **)&_t1);
+#line 120 "app.rb"
         _t1 = sp_String_format("total_ns %lld\n", (long long)total_ns);
+#line 120 "app.rb"
         out = sp_String_append(out, _t1);
     }
 #line 121 "app.rb"
     {
+#line 121 "app.rb"
         sp_String *SP_ROOTED _t2 = NULL;
+#line 121 "app.rb"
         _sp_gc_root_push((void **)&_t2);
+#line 121 "app.rb"
         _t2 = sp_String_lit("Simulation#step");
+#line 121 "app.rb"
         sp_String *SP_ROOTED _t1 = NULL;
+#line 121 "app.rb"
         _sp_gc_root_push((void **)&_t1);
+#line 121 "app.rb"
         _t1 = sp_split_line(_t2, self->cpu_sim, total_ns);
+#line 121 "app.rb"
         out = sp_String_append(out, _t1);
     }
 #line 122 "app.rb"
     {
+#line 122 "app.rb"
         sp_String *SP_ROOTED _t2 = NULL;
+#line 122 "app.rb"
         _sp_gc_root_push((void **)&_t2);
+#line 122 "app.rb"
         _t2 = sp_String_lit("Indexer#tokenize");
+#line 122 "app.rb"
         sp_String *SP_ROOTED _t1 = NULL;
+#line 122 "app.rb"
         _sp_gc_root_push((void **)&_t1);
+#line 122 "app.rb"
         _t1 = sp_split_line(_t2, self->cpu_tok, total_ns);
+#line 122 "app.rb"
         out = sp_String_append(out, _t1);
     }
 #line 123 "app.rb"
     {
+#line 123 "app.rb"
         sp_String *SP_ROOTED _t2 = NULL;
+#line 123 "app.rb"
         _sp_gc_root_push((void **)&_t2);
+#line 123 "app.rb"
         _t2 = sp_String_lit("Checksum.fnv");
+#line 123 "app.rb"
         sp_String *SP_ROOTED _t1 = NULL;
+#line 123 "app.rb"
         _sp_gc_root_push((void **)&_t1);
+#line 123 "app.rb"
         _t1 = sp_split_line(_t2, self->cpu_sum, total_ns);
+#line 123 "app.rb"
         out = sp_String_append(out, _t1);
     }
 #line 124 "app.rb"
     sp_String *SP_ROOTED path = NULL;
+#line 124 "app.rb"
     _sp_gc_root_push((void **)&path);
+#line 124 "app.rb"
     path = sp_ENV_aref("SPROF_EXAMPLE_SPLIT");
 #line 125 "app.rb"
     if (path) {
@@ -288,23 +327,35 @@ static void sp_Pipeline_run(sp_Pipeline *self)
 {
 #line 96 "app.rb"
     sp_IntQueue *SP_ROOTED jobs = NULL;
+#line 96 "app.rb"
     _sp_gc_root_push((void **)&jobs);
+#line 96 "app.rb"
     jobs = sp_IntQueue_new();
 #line 97 "app.rb"
     sp_IntQueue *SP_ROOTED results = NULL;
+#line 97 "app.rb"
     _sp_gc_root_push((void **)&results);
+#line 97 "app.rb"
     results = sp_IntQueue_new();
 #line 98 "app.rb"
     sp_Verifier *SP_ROOTED verifier = NULL;
+#line 98 "app.rb"
     _sp_gc_root_push((void **)&verifier);
+#line 98 "app.rb"
     verifier = sp_Verifier_new(jobs, results);
 #line 99 "app.rb"
     sp_Proc *SP_ROOTED _blk1 = NULL;
+#line 99 "app.rb"
     _sp_gc_root_push((void **)&_blk1);
+#line 99 "app.rb"
     _blk1 = sp_Proc_new(_sp_proc_fn_1);
+#line 99 "app.rb"
     _blk1->env[0] = verifier;
+#line 99 "app.rb"
     sp_Thread *SP_ROOTED worker = NULL;
+#line 99 "app.rb"
     _sp_gc_root_push((void **)&worker);
+#line 99 "app.rb"
     worker = sp_Thread_new(_blk1);
 #line 100 "app.rb"
     while (self->cpu_sim + self->cpu_tok + self->cpu_sum < self->budget_ns) {
@@ -348,21 +399,34 @@ int main(int argc, char **argv)
 #line 137 "app.rb"
     double seconds;
     {
+#line 137 "app.rb"
         sp_String *SP_ROOTED _t1 = NULL;
+#line 137 "app.rb"
         _sp_gc_root_push((void **)&_t1);
+#line 137 "app.rb"
         _t1 = sp_ARGV_aref(0);
+#line 137 "app.rb"
         if (!_t1)
+#line 137 "app.rb"
             _t1 = sp_ENV_aref("SPROF_EXAMPLE_SECONDS");
+#line 137 "app.rb"
         if (!_t1)
+#line 137 "app.rb"
             _t1 = sp_String_lit("3");
+#line 137 "app.rb"
         seconds = sp_String_to_f(_t1);
     }
 #line 138 "app.rb"
     {
+#line 138 "app.rb"
         sp_Pipeline *SP_ROOTED _t2 = NULL;
+#line 138 "app.rb"
         _sp_gc_root_push((void **)&_t2);
+#line 138 "app.rb"
         _t2 = sp_Pipeline_new((int64_t)(seconds * 1e9));
+#line 138 "app.rb"
         sp_Pipeline_run(_t2);
     }
+#line 138 "app.rb"
     return 0;
 }

@@ -5,6 +5,7 @@ Inputs (all written by e2e.sh):
   --folded F     sprof-fold output (default naming)
   --classes F    sprof-fold --classes output of the same trace
   --split F      the program's own CPU split (SPROF_EXAMPLE_SPLIT file)
+  --lines F      sprof-fold --lines output of the same trace
   --symbols F    the example binary's defined function symbols, one per line
   --suffixes S   class suffix table, "u=user,g=gc,..." (how sprof-fold --classes
                  marks each cost class; docs/folded.md)
@@ -19,6 +20,9 @@ Assertions (issue 3, item 7):
              class, the measured Ruby methods the user class;
   roots      >= --min-rooted % of samples reach main, [Fiber] or the thread's
              start routine, and so do the samples whose leaf is in glibc;
+  lines      inlined frames carry the .rb line of their call site and the
+             leaf its own line: Verifier#drain:76;Checksum.fnv:61|62 and
+             Pipeline#run:102;Simulation#step:28-37;
   structure  below main / sp_thread_start comes a Ruby frame (a wrong unwind
              that skips frames but still ends at the root is caught here).
 Prints one line per check; exits 1 if any failed.
@@ -84,6 +88,7 @@ def main():
     ap.add_argument("--folded", required=True)
     ap.add_argument("--classes", required=True)
     ap.add_argument("--split", required=True)
+    ap.add_argument("--lines", required=True)
     ap.add_argument("--symbols", required=True)
     ap.add_argument("--suffixes", required=True)
     ap.add_argument("--tolerance", type=float, default=3.0)
@@ -165,6 +170,28 @@ def main():
     lpct = 100.0 * libc_rooted / libc_total if libc_total else 0.0
     check(libc_total > 0 and lpct >= a.min_rooted,
           f"{libc_rooted}/{libc_total} samples with a glibc leaf reach the root ({lpct:.2f}%; leaves: {top})")
+
+    # .rb lines: call-site lines on the outer frames, the PC's line on the leaf
+    lined = read_folded(a.lines)
+    for method, caller, lo, hi in (("Checksum.fnv", "Verifier#drain:76", 61, 62),
+                                   ("Simulation#step", "Pipeline#run:102", 28, 37)):
+        n_all = n_ok = 0
+        seen = {}
+        for fr, c in lined:
+            for i, f in enumerate(fr):
+                name, _, line = f.rpartition(":")
+                if name != method:
+                    continue
+                n_all += c
+                ok = line.isdigit() and lo <= int(line) <= hi and i > 0 and fr[i - 1] == caller
+                n_ok += c if ok else 0
+                key = (fr[i - 1] if i else "") + ";" + f
+                seen[key] = seen.get(key, 0) + c
+                break
+        pct = 100.0 * n_ok / n_all if n_all else 0.0
+        common = ", ".join(f"{k} {v}" for k, v in sorted(seen.items(), key=lambda kv: -kv[1])[:3])
+        check(n_all > 0 and pct >= a.min_rooted,
+              f"--lines: {pct:.2f}% of {method} samples read {caller};{method}:{lo}-{hi} ({common})")
 
     # Rooted is not enough: a wrong unwind can skip frames and still end at
     # the root. Every piece of work in the example runs in Ruby code, so the
