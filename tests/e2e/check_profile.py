@@ -6,6 +6,7 @@ Inputs (all written by e2e.sh):
   --classes F    sprof-fold --classes output of the same trace
   --split F      the program's own CPU split (SPROF_EXAMPLE_SPLIT file)
   --lines F      sprof-fold --lines output of the same trace
+  --cpu F        sprof-fold --weight=cpu output of the same trace
   --symbols F    the example binary's defined function symbols, one per line
   --suffixes S   class suffix table, "u=user,g=gc,..." (how sprof-fold --classes
                  marks each cost class; docs/folded.md)
@@ -14,6 +15,8 @@ Assertions (issue 3, item 7):
   shares     each measured method's share of samples (stacks containing its
              frame) is within --tolerance percentage points of its measured
              share of the program's thread CPU time;
+  cpu        the same shares from CPU-time weights (--weight=cpu), and the
+             total weight within 5 % of the program's own thread CPU total;
   inline     Checksum.fnv, which has no symbol of its own, is a frame of its
              own directly under its caller Verifier#drain;
   classes    collector/allocator frames (sp_gc_*, sp_str_alloc) carry the gc
@@ -64,7 +67,7 @@ def read_split(path):
                 methods[p[1]] = float(p[3])
     if total is None or set(methods) != set(RUBY_METHODS):
         sys.exit(f"{path}: not the example's split report")
-    return methods
+    return methods, total
 
 
 def parse_suffixes(spec):
@@ -89,6 +92,7 @@ def main():
     ap.add_argument("--classes", required=True)
     ap.add_argument("--split", required=True)
     ap.add_argument("--lines", required=True)
+    ap.add_argument("--cpu", required=True)
     ap.add_argument("--symbols", required=True)
     ap.add_argument("--suffixes", required=True)
     ap.add_argument("--tolerance", type=float, default=3.0)
@@ -98,7 +102,7 @@ def main():
 
     folded = read_folded(a.folded)
     classes = read_folded(a.classes)
-    measured = read_split(a.split)
+    measured, measured_total_ns = read_split(a.split)
     suffixes = parse_suffixes(a.suffixes)
     with open(a.symbols) as f:
         app_symbols = {l.strip() for l in f if l.strip()}
@@ -121,6 +125,17 @@ def main():
         check(abs(diff) <= a.tolerance,
               f"share {m}: profile {share:.2f}% vs measured {measured[m]:.2f}% "
               f"(diff {diff:+.2f} pp, tolerance {a.tolerance})")
+
+    # cpu weights
+    cpu = read_folded(a.cpu)
+    cpu_total = sum(c for _, c in cpu)
+    for m in RUBY_METHODS:
+        share = 100.0 * sum(c for fr, c in cpu if m in fr) / cpu_total
+        diff = share - measured[m]
+        check(abs(diff) <= a.tolerance,
+              f"cpu-weighted share {m}: profile {share:.2f}% vs measured {measured[m]:.2f}% (diff {diff:+.2f} pp)")
+    rel = 100.0 * (cpu_total - measured_total_ns) / measured_total_ns
+    check(abs(rel) <= 5.0, f"sampled CPU {cpu_total / 1e9:.3f} s vs measured {measured_total_ns / 1e9:.3f} s ({rel:+.2f} %)")
 
     # inline
     fnv = [(fr, c) for fr, c in folded if "Checksum.fnv" in fr]

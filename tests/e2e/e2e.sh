@@ -68,11 +68,12 @@ cmd_profile() {
   "$SPROF_BIN/sprof-fold" "$d/trace.bin" "$exe.symmap" -o "$d/app.folded"
   "$SPROF_BIN/sprof-fold" --classes "$d/trace.bin" "$exe.symmap" -o "$d/classes.folded" 2>/dev/null
   "$SPROF_BIN/sprof-fold" --lines "$d/trace.bin" "$exe.symmap" -o "$d/lines.folded" 2>/dev/null
+  "$SPROF_BIN/sprof-fold" --weight=cpu "$d/trace.bin" "$exe.symmap" -o "$d/cpu.folded" 2>/dev/null
   symbols "$exe" >"$d/symbols.txt"
   cat "$d/split.txt"
   local rc=0
   python3 "$SPROF_SRC/tests/e2e/check_profile.py" --label "$form" --folded "$d/app.folded" \
-    --classes "$d/classes.folded" --lines "$d/lines.folded" --split "$d/split.txt" --symbols "$d/symbols.txt" \
+    --classes "$d/classes.folded" --lines "$d/lines.folded" --cpu "$d/cpu.folded" --split "$d/split.txt" --symbols "$d/symbols.txt" \
     --suffixes "$suffixes" --tolerance "$tolerance" || rc=$?
   if [ $rc -ne 0 ]; then
     echo "--- hottest stacks ($d/app.folded):"
