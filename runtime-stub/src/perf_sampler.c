@@ -32,16 +32,16 @@
 #define REG_IDX_PC 2
 #endif
 
-/* Ring size: ~200 ms of samples at the asked rate (a sample is ~1.2 KiB:
- * the 1 KiB stack copy dominates), so a writer delayed by a loaded machine
- * does not lose any; 16..256 pages. Halved until mmap succeeds (the locked
- * memory budget: perf_event_mlock_kb, then RLIMIT_MEMLOCK). */
+/* Ring size: ~200 ms of samples at the asked rate (the stack copy dominates
+ * a sample's size), so a writer delayed by a loaded machine does not lose
+ * any; 16..512 pages. Halved until mmap succeeds (the locked memory budget:
+ * perf_event_mlock_kb per user, then RLIMIT_MEMLOCK per process). */
 size_t sprof_perf_data_pages(void)
 {
-    uint64_t want = (uint64_t)g_sprof.cfg.hz * 1280u / 5u;
+    uint64_t want = (uint64_t)g_sprof.cfg.hz * (g_sprof.cfg.perf_stack + 256u) / 5u;
     long page = sysconf(_SC_PAGESIZE);
     size_t pages = 16;
-    while (pages < 256 && (uint64_t)pages * (uint64_t)page < want) pages *= 2;
+    while (pages < 512 && (uint64_t)pages * (uint64_t)page < want) pages *= 2;
     return pages;
 }
 
@@ -70,7 +70,7 @@ static int open_event(void)
                     PERF_SAMPLE_REGS_USER | PERF_SAMPLE_STACK_USER;
     a.read_format = 0;
     a.sample_regs_user = REG_MASK;
-    a.sample_stack_user = SPROF_PERF_STACK_DUMP;
+    a.sample_stack_user = g_sprof.cfg.perf_stack;
     a.exclude_kernel = 1;
     a.exclude_hv = 1;
     a.exclude_callchain_kernel = 1;

@@ -24,7 +24,7 @@
 #define SPROF_CAND_WINDOW 2048u          /* bytes above sp scanned for candidates */
 #define SPROF_FIBER_WINDOW (64u * 1024u) /* walk limit when sp is off the thread stack */
 #define SPROF_MAX_FRAME_STEP (1u << 20)  /* largest accepted distance between frame records */
-#define SPROF_PERF_STACK_DUMP 1024u      /* user stack bytes the kernel copies per sample */
+#define SPROF_PERF_STACK_DEFAULT 4096u   /* user stack bytes the kernel copies per sample */
 
 struct sprof_config {
     int enabled;
@@ -35,6 +35,7 @@ struct sprof_config {
     uint32_t max_depth;
     int forced_mech;    /* enum sprof_mechanism, 0 = choose */
     int overwrite;
+    uint32_t perf_stack;  /* SPROF_PERF_STACK: bytes of user stack per perf_event sample */
     char pattern[4096]; /* SPROF_OUT before %p expansion (fork children re-expand) */
 };
 
@@ -69,7 +70,6 @@ struct sprof_thread {
     uint64_t last_cpu_ns;        /* handler: thread CPU at previous sample */
     _Atomic uint64_t last_wall_ns; /* wall mode: time of previous sample */
     _Atomic int pending;         /* pacer sent a signal not yet handled */
-    _Atomic int offcpu_hint;     /* wall mode: thread was not running when signalled */
     _Atomic uint64_t wait_ns;    /* wall_perf: runnable-but-waiting time, added to the next on-CPU sample */
     uint64_t look_cpu_ns;        /* wall_perf sampler: thread CPU at its previous look */
     uint64_t pacer_next_cpu_ns;  /* pacer: thread CPU at which the next signal is due */
@@ -193,6 +193,7 @@ SPROF_HIDDEN uint32_t sprof_max_record_size(uint32_t max_depth);
 /* buffer size sprof_walk / sprof_build_from_dump need (record + work arrays) */
 SPROF_HIDDEN uint32_t sprof_scratch_size(uint32_t max_depth);
 SPROF_HIDDEN void sprof_regs_from_ucontext(void *uc, uint64_t *pc, uint64_t *sp, uint64_t *fp);
+SPROF_HIDDEN int sprof_interrupted_syscall(void *uc, uint64_t pc);
 
 /* registry.c */
 SPROF_HIDDEN struct sprof_thread *sprof_thread_register(void);

@@ -42,6 +42,52 @@ static void sleep_until(uint64_t t)
     }
 }
 
+static int open_task_file(uint32_t tid, const char *what)
+{
+    char path[64];
+    snprintf(path, sizeof path, "/proc/self/task/%u/%s", tid, what);
+    return open(path, O_RDONLY | O_CLOEXEC);
+}
+
+/* Running state of a thread from /proc/self/task/TID/stat: 'R', 'S', 'D', ... */
+static char thread_state(struct proc_fds *p)
+{
+    char buf[512];
+    ssize_t n = pread(p->stat_fd, buf, sizeof buf - 1, 0);
+    if (n <= 0) return 0;
+    buf[n] = 0;
+    char *rp = strrchr(buf, ')');
+    return rp && rp[1] == ' ' ? rp[2] : 0;
+}
+
+/* The /proc handles of slot i, (re)opened when the slot's thread changed;
+ * closed when the slot is not active. NULL if the slot is not active. */
+static struct proc_fds *proc_fds_for(int i, struct sprof_thread *t, int active)
+{
+    struct proc_fds *p = &pfds[i];
+    if (p->tid && (!active || p->tid != t->tid)) {
+        if (p->stat_fd >= 0) close(p->stat_fd);
+        if (p->syscall_fd >= 0) close(p->syscall_fd);
+        *p = (struct proc_fds){0, -1, -1};
+    }
+    if (!active) return NULL;
+    if (!p->tid) {
+        p->tid = t->tid;
+        p->stat_fd = open_task_file(t->tid, "stat");
+        p->syscall_fd = open_task_file(t->tid, "syscall");
+    }
+    return p;
+}
+
+static void proc_fds_reset(int close_them)
+{
+    for (int i = 0; i < SPROF_MAX_THREADS; i++) {
+        if (close_them && pfds[i].stat_fd >= 0) close(pfds[i].stat_fd);
+        if (close_them && pfds[i].syscall_fd >= 0) close(pfds[i].syscall_fd);
+        pfds[i] = (struct proc_fds){0, -1, -1};
+    }
+}
+
 static void pace_cpuclock(void)
 {
     const uint64_t period = g_sprof.period_ns;
@@ -51,7 +97,9 @@ static void pace_cpuclock(void)
         uint64_t min_left = 10 * 1000000ull; /* re-check for new threads at least every 10 ms */
         for (int i = 0, hi = sprof_slots_hi(); i < hi; i++) {
             struct sprof_thread *t = &g_sprof.threads[i];
-            if (atomic_load_explicit(&t->state, memory_order_acquire) != SLOT_ACTIVE) continue;
+            int active = atomic_load_explicit(&t->state, memory_order_acquire) == SLOT_ACTIVE;
+            struct proc_fds *p = proc_fds_for(i, t, active);
+            if (!p) continue;
             struct timespec ts;
             if (clock_gettime(t->cpuclock, &ts) != 0) continue;
             uint64_t cpu = (uint64_t)ts.tv_sec * 1000000000ull + (uint64_t)ts.tv_nsec;
@@ -61,7 +109,12 @@ static void pace_cpuclock(void)
              * debt, paid by a later wake (period/4 to period/2 later). More
              * than max(10 periods, 20 ms) behind: forgive rather than burst
              * (the weights carry the CPU time either way). */
-            if (cpu >= t->pacer_next_cpu_ns && !atomic_exchange(&t->pending, 1)) {
+            /* Only a running (or runnable) thread is signalled: one that ran
+             * its period and then blocked would take the sample in its wait
+             * (pthread_cond_wait...) and charge that CPU there; it is
+             * signalled when it has run again. One pread of its stat. */
+            if (cpu >= t->pacer_next_cpu_ns && !atomic_load(&t->pending) &&
+                (p->stat_fd < 0 || thread_state(p) == 'R') && !atomic_exchange(&t->pending, 1)) {
                 if (tgkill_tid(t->tid, g_sprof.sig) == 0) {
                     t->pacer_next_cpu_ns += period;
                     if (cpu > t->pacer_next_cpu_ns + max_debt) t->pacer_next_cpu_ns = cpu + period;
@@ -79,24 +132,6 @@ static void pace_cpuclock(void)
         now = sprof_now_ns(CLOCK_MONOTONIC);
         sleep_until(now + min_left);
     }
-}
-
-static int open_task_file(uint32_t tid, const char *what)
-{
-    char path[64];
-    snprintf(path, sizeof path, "/proc/self/task/%u/%s", tid, what);
-    return open(path, O_RDONLY | O_CLOEXEC);
-}
-
-/* Running state of a thread from /proc/self/task/TID/stat: 'R', 'S', 'D', ... */
-static char thread_state(struct proc_fds *p)
-{
-    char buf[512];
-    ssize_t n = pread(p->stat_fd, buf, sizeof buf - 1, 0);
-    if (n <= 0) return 0;
-    buf[n] = 0;
-    char *rp = strrchr(buf, ')');
-    return rp && rp[1] == ' ' ? rp[2] : 0;
 }
 
 /* Off-CPU sample of a blocked thread, built here from a copy of its stack. */
@@ -154,7 +189,6 @@ static void pace_wall(void)
     size_t copy_cap = 16 * 1024;
     uint8_t *copy = malloc(copy_cap);
     if (!rec_buf || !copy) goto out;
-    for (int i = 0; i < SPROF_MAX_THREADS; i++) pfds[i] = (struct proc_fds){0, -1, -1};
     uint64_t next = sprof_now_ns(CLOCK_MONOTONIC);
     while (atomic_load(&sampler_run)) {
         next += period;
@@ -163,19 +197,9 @@ static void pace_wall(void)
         sleep_until(next);
         for (int i = 0, hi = sprof_slots_hi(); i < hi; i++) {
             struct sprof_thread *t = &g_sprof.threads[i];
-            struct proc_fds *p = &pfds[i];
             int active = atomic_load_explicit(&t->state, memory_order_acquire) == SLOT_ACTIVE;
-            if (p->tid && (!active || p->tid != t->tid)) {
-                if (p->stat_fd >= 0) close(p->stat_fd);
-                if (p->syscall_fd >= 0) close(p->syscall_fd);
-                *p = (struct proc_fds){0, -1, -1};
-            }
-            if (!active) continue;
-            if (!p->tid) {
-                p->tid = t->tid;
-                p->stat_fd = open_task_file(t->tid, "stat");
-                p->syscall_fd = open_task_file(t->tid, "syscall");
-            }
+            struct proc_fds *p = proc_fds_for(i, t, active);
+            if (!p) continue;
             char st = p->stat_fd >= 0 ? thread_state(p) : 'R';
             if (g_sprof.mech == SPROF_MECH_WALL_PERF) {
                 /* Runnable time the task clock did not see (waiting for a CPU)
@@ -202,11 +226,6 @@ static void pace_wall(void)
         }
     }
 out:
-    for (int i = 0; i < SPROF_MAX_THREADS; i++) {
-        if (pfds[i].stat_fd >= 0) close(pfds[i].stat_fd);
-        if (pfds[i].syscall_fd >= 0) close(pfds[i].syscall_fd);
-        pfds[i] = (struct proc_fds){0, -1, -1};
-    }
     free(rec_buf);
     free(copy);
 }
@@ -214,10 +233,12 @@ out:
 static void *sampler_main(void *arg)
 {
     (void)arg;
+    proc_fds_reset(0); /* after fork these are the parent's numbers: forget, do not close */
     prctl(PR_SET_NAME, "sprof-sampler");
     prctl(PR_SET_TIMERSLACK, 1UL); /* wake on time: default slack is 50 us */
     if (sprof_is_wall()) pace_wall();
     else pace_cpuclock();
+    proc_fds_reset(1);
     return NULL;
 }
 

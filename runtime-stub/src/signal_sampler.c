@@ -34,13 +34,25 @@ static void on_prof_signal(int sig, siginfo_t *si, void *uc)
     if (si && si->si_code == SI_TIMER && si->si_overrun > 0)
         atomic_fetch_add_explicit(&t->lost, (uint64_t)si->si_overrun, memory_order_relaxed);
 
+    uint64_t pc, sp, fp;
+    sprof_regs_from_ucontext(uc, &pc, &sp, &fp);
+    /* CPU mode, signal pacing: a signal that arrives while the thread is
+     * blocked in a system call (it ran its period, then blocked before the
+     * signal landed) would charge that CPU to the wait. Defer: no sample,
+     * the CPU stays on the thread's account for its next sample, and the
+     * pacer signals it again once it runs. The restart point is the
+     * syscall instruction itself (SA_RESTART) or just after it (-EINTR). */
+    if (g_sprof.cfg.mode == SPROF_MODE_CPU && g_sprof.mech == SPROF_MECH_CPUCLOCK_PACED &&
+        sprof_interrupted_syscall(uc, pc))
+        goto out;
+
     struct sprof_rec_sample *rec = (struct sprof_rec_sample *)t->scratch;
     memset(rec, 0, sizeof *rec);
     uint64_t now = sprof_now_ns(CLOCK_MONOTONIC);
     if (g_sprof.cfg.mode == SPROF_MODE_WALL) {
         uint64_t prev = atomic_exchange_explicit(&t->last_wall_ns, now, memory_order_relaxed);
         rec->weight_ns = now > prev ? now - prev : 0;
-        if (atomic_exchange_explicit(&t->offcpu_hint, 0, memory_order_relaxed)) rec->flags |= SPROF_SAMPLE_OFFCPU;
+        /* only running threads are signalled: off-CPU samples come from the sampler thread */
     } else {
         uint64_t cpu = sprof_now_ns(CLOCK_THREAD_CPUTIME_ID);
         rec->weight_ns = cpu > t->last_cpu_ns ? cpu - t->last_cpu_ns : 0;
@@ -49,8 +61,6 @@ static void on_prof_signal(int sig, siginfo_t *si, void *uc)
     rec->tid = t->tid;
     rec->time_ns = now;
 
-    uint64_t pc, sp, fp;
-    sprof_regs_from_ucontext(uc, &pc, &sp, &fp);
     struct sprof_walk_mem m;
     memset(&m, 0, sizeof m);
     if (sp >= t->stack_lo && sp < t->stack_hi) {

@@ -33,6 +33,24 @@ void sprof_regs_from_ucontext(void *ucv, uint64_t *pc, uint64_t *sp, uint64_t *f
 #endif
 }
 
+/* Was the thread stopped in a system call the signal interrupted? */
+int sprof_interrupted_syscall(void *ucv, uint64_t pc)
+{
+#if defined(__x86_64__)
+    ucontext_t *uc = ucv;
+    /* code is readable where it is executable (no execute-only pages on x86-64 Linux) */
+    if (pc < 2 || !sprof_is_exec(pc - 2) || !sprof_is_exec(pc + 1)) return 0;
+    const uint8_t *p = (const uint8_t *)pc;
+    if (p[0] == 0x0f && p[1] == 0x05) return 1; /* rewound for restart */
+    if (p[-2] == 0x0f && p[-1] == 0x05 && uc->uc_mcontext.gregs[REG_RAX] == -4 /* -EINTR */) return 1;
+    return 0;
+#else
+    (void)ucv;
+    (void)pc;
+    return 0;
+#endif
+}
+
 uint32_t sprof_max_record_size(uint32_t max_depth)
 {
     return (uint32_t)sizeof(struct sprof_rec_sample) + max_depth * 8u + sprof_pad8(max_depth * 4u) +

@@ -245,7 +245,7 @@ void sprof_drain_all(void)
 static uint64_t writer_period_ns(void)
 {
     /* keep each ring at most ~1/4 full between passes; 5..100 ms */
-    uint64_t per_sample = sprof_uses_perf() ? 1300 : 400;
+    uint64_t per_sample = sprof_uses_perf() ? g_sprof.cfg.perf_stack + 300u : 400;
     uint64_t ring = sprof_uses_perf() ? sprof_perf_data_pages() * 4096 : SPROF_RING_BYTES;
     uint64_t ns = ring * 1000000000ull / 4 / (per_sample * g_sprof.cfg.hz);
     if (ns < 5000000ull) ns = 5000000ull;
