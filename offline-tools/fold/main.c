@@ -8,35 +8,27 @@
  *     in offline-tools/lib plus a case in inputs.c (and an option here only
  *     if it cannot be recognised by content);
  *   - outputs are the `exporters` table below: one row per format. */
-#include <errno.h>
 #include <getopt.h>
 #include <inttypes.h>
-#include <math.h>
 #include <stdio.h>
-#include <stdlib.h>
 #include <string.h>
 
-#include "sprof/inputs.h"
+#include "sprof/cli_load.h"
 #include "sprof/export.h"
 #include "sprof/out_file.h"
 #include "sprof/perf_script.h"
 #include "sprof/profile.h"
 
 typedef struct fold_args {
-    sprof_load_options load;
+    sprof_cli_load cli;        /* the shared input options (+ --perf-script, --alloc-report) */
     sprof_fold_format fmt;
-    const char *symmap;
     const char *out_path;
     const char *exporter;
     const char *pprof_path;      /* --pprof: also write gzipped profile.proto */
     const char *speedscope_path; /* --speedscope: also write speedscope JSON */
-    uint32_t *tids;
-    size_t ntids;
-    const char **inputs;
+    char **inputs;
     size_t ninputs;
     sprof_perf_options text;   /* perf script / allocation report options */
-    const char *perf_script;   /* --perf-script FILE|- */
-    const char *alloc_report;  /* --alloc-report FILE|- */
 } fold_args;
 
 /* ---- outputs ---- */
@@ -94,38 +86,7 @@ static void usage(FILE *f)
             "  -h, --help\n");
 }
 
-static int parse_seconds(const char *s, uint64_t *ns)
-{
-    char *end;
-    errno = 0;
-    double v = strtod(s, &end);
-    if (errno || end == s || *end || !isfinite(v) || v < 0 || v > 1e9)
-        return -1;
-    *ns = (uint64_t)llround(v * 1e9);
-    return 0;
-}
-
-static int parse_tids(fold_args *a, const char *s)
-{
-    const char *p = s;
-    while (*p) {
-        char *end;
-        errno = 0;
-        unsigned long v = strtoul(p, &end, 10);
-        if (errno || end == p || v > UINT32_MAX || (*end && *end != ','))
-            return -1;
-        uint32_t *t = realloc(a->tids, (a->ntids + 1) * sizeof *t);
-        if (!t)
-            return -1;
-        a->tids = t;
-        a->tids[a->ntids++] = (uint32_t)v;
-        p = *end ? end + 1 : end;
-    }
-    return a->ntids ? 0 : -1;
-}
-
-enum { OPT_SYMMAP = 256, OPT_WEIGHT, OPT_C_NAMES, OPT_LINES, OPT_THREADS, OPT_NO_INLINE,
-       OPT_CLASSES, OPT_FROM, OPT_TO, OPT_TID, OPT_FORCE, OPT_PERF_SCRIPT, OPT_ALLOC_REPORT,
+enum { OPT_WEIGHT = 256, OPT_C_NAMES, OPT_LINES, OPT_CLASSES, OPT_PERF_SCRIPT, OPT_ALLOC_REPORT,
        OPT_PID, OPT_KERNEL, OPT_ADDRS, OPT_STRICT, OPT_PPROF, OPT_SPEEDSCOPE };
 
 /* 0 ok, 1 help printed, -1 error (message printed). */
@@ -133,17 +94,11 @@ static int parse_args(fold_args *a, int argc, char **argv)
 {
     static const struct option longopts[] = {
         { "output", required_argument, NULL, 'o' },
-        { "symmap", required_argument, NULL, OPT_SYMMAP },
+        SPROF_CLI_LOAD_LONGOPTS, /* here: getopt lists ambiguous prefixes in table order */
         { "weight", required_argument, NULL, OPT_WEIGHT },
         { "c-names", no_argument, NULL, OPT_C_NAMES },
         { "lines", no_argument, NULL, OPT_LINES },
-        { "threads", no_argument, NULL, OPT_THREADS },
-        { "no-inline", no_argument, NULL, OPT_NO_INLINE },
         { "classes", no_argument, NULL, OPT_CLASSES },
-        { "from", required_argument, NULL, OPT_FROM },
-        { "to", required_argument, NULL, OPT_TO },
-        { "tid", required_argument, NULL, OPT_TID },
-        { "force", no_argument, NULL, OPT_FORCE },
         { "perf-script", required_argument, NULL, OPT_PERF_SCRIPT },
         { "alloc-report", required_argument, NULL, OPT_ALLOC_REPORT },
         { "pid", no_argument, NULL, OPT_PID },
@@ -160,7 +115,6 @@ static int parse_args(fold_args *a, int argc, char **argv)
     while ((c = getopt_long(argc, argv, "o:h", longopts, NULL)) != -1) {
         switch (c) {
         case 'o': a->out_path = optarg; break;
-        case OPT_SYMMAP: a->symmap = optarg; break;
         case OPT_WEIGHT:
             if (strcmp(optarg, "samples") == 0)
                 a->fmt.weight_cpu = 0;
@@ -173,26 +127,9 @@ static int parse_args(fold_args *a, int argc, char **argv)
             break;
         case OPT_C_NAMES: a->fmt.c_names = 1; break;
         case OPT_LINES: a->fmt.lines = 1; break;
-        case OPT_THREADS: a->load.per_thread = 1; break;
-        case OPT_NO_INLINE: a->load.no_inline = 1; break;
         case OPT_CLASSES: a->fmt.classes = 1; break;
-        case OPT_FROM:
-        case OPT_TO:
-            if (parse_seconds(optarg, c == OPT_FROM ? &a->load.from_ns : &a->load.to_ns) != 0) {
-                fprintf(stderr, "sprof-fold: --%s wants seconds since the trace start (e.g. 1.5), not \"%s\"\n",
-                        c == OPT_FROM ? "from" : "to", optarg);
-                return -1;
-            }
-            break;
-        case OPT_TID:
-            if (parse_tids(a, optarg) != 0) {
-                fprintf(stderr, "sprof-fold: --tid wants thread ids N[,N...], not \"%s\"\n", optarg);
-                return -1;
-            }
-            break;
-        case OPT_FORCE: a->load.force = 1; break;
-        case OPT_PERF_SCRIPT: a->perf_script = optarg; break;
-        case OPT_ALLOC_REPORT: a->alloc_report = optarg; break;
+        case OPT_PERF_SCRIPT: a->cli.perf_script = optarg; break;
+        case OPT_ALLOC_REPORT: a->cli.alloc_report = optarg; break;
         case OPT_PID: a->text.pid = 1; break;
         case OPT_KERNEL:
             if (!optarg)
@@ -209,19 +146,22 @@ static int parse_args(fold_args *a, int argc, char **argv)
         case OPT_PPROF: a->pprof_path = optarg; break;
         case OPT_SPEEDSCOPE: a->speedscope_path = optarg; break;
         case 'h': usage(stdout); return 1;
-        default: usage(stderr); return -1;
+        default:
+            if (c >= SPROF_OPT_LOAD_FIRST && c <= SPROF_OPT_LOAD_LAST) {
+                if (sprof_cli_load_option(&a->cli, c, optarg, "sprof-fold") != 0)
+                    return -1;
+                break;
+            }
+            usage(stderr);
+            return -1;
         }
     }
-    if (a->load.to_ns && a->load.to_ns <= a->load.from_ns) {
-        fprintf(stderr, "sprof-fold: --to must be after --from\n");
+    if (sprof_cli_load_check(&a->cli, "sprof-fold") != 0)
         return -1;
-    }
-    a->load.tids = a->tids;
-    a->load.ntids = a->ntids;
-    a->inputs = (const char **)(argv + optind);
+    a->inputs = argv + optind;
     a->ninputs = (size_t)(argc - optind);
-    a->load.text = &a->text;
-    if (a->ninputs == 0 && !a->perf_script && !a->alloc_report) {
+    a->cli.load.text = &a->text;
+    if (a->ninputs == 0 && !a->cli.perf_script && !a->cli.alloc_report) {
         usage(stderr);
         return -1;
     }
@@ -249,11 +189,10 @@ int main(int argc, char **argv)
     memset(&a, 0, sizeof a);
     int rc = parse_args(&a, argc, argv);
     if (rc != 0) {
-        free(a.tids);
+        sprof_cli_load_free(&a.cli);
         return rc > 0 ? 0 : 1;
     }
     char err[1024] = "";
-    sprof_inputs in;
     sprof_profile p;
     sprof_profile_init(&p);
     sprof_out_file out;
@@ -263,22 +202,12 @@ int main(int argc, char **argv)
     for (size_t i = 0; i < sizeof exporters / sizeof exporters[0]; i++)
         if (strcmp(exporters[i].name, a.exporter) == 0)
             ex = &exporters[i];
-    if (sprof_inputs_classify(&in, a.inputs, a.ninputs, a.symmap, err, sizeof err) != 0)
-        goto done;
-    if ((a.perf_script && sprof_inputs_add_text(&in, a.perf_script, SPROF_INPUT_PERF_SCRIPT) != 0) ||
-        (a.alloc_report && sprof_inputs_add_text(&in, a.alloc_report, SPROF_INPUT_ALLOC) != 0)) {
-        snprintf(err, sizeof err, "out of memory");
-        sprof_inputs_free(&in);
-        goto done;
-    }
-    int no_symmap = in.ntraces > 0 && !in.symmap;
-    if (sprof_inputs_load(&in, &p, &a.load, err, sizeof err) != 0) {
-        sprof_inputs_free(&in); /* a refusal is one line: no warning before it */
-        goto done;
-    }
-    sprof_inputs_free(&in);
-    if (no_symmap)
-        fprintf(stderr, "sprof-fold: no symmap given: frames of the program are named from its ELF symbols only\n");
+    /* Cut traces are not refused here: the stats line counts them. */
+    sprof_cli_loaded found;
+    if (sprof_cli_load_inputs(&a.cli, a.inputs, a.ninputs, &p, &found, err, sizeof err) != 0)
+        goto done; /* a refusal is one line: no warning before it */
+    if (found.no_symmap)
+        sprof_cli_warn_no_symmap("sprof-fold");
     sprof_export_options xo = { a.fmt.weight_cpu, NULL };
     if (a.pprof_path && sprof_export_pprof(&p, &xo, a.pprof_path, err, sizeof err) != 0)
         goto done;
@@ -302,6 +231,6 @@ done:
     if (!ok)
         fprintf(stderr, "sprof-fold: %s\n", err[0] ? err : "failed");
     sprof_profile_free(&p);
-    free(a.tids);
+    sprof_cli_load_free(&a.cli);
     return ok ? 0 : 1;
 }

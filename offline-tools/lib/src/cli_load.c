@@ -75,37 +75,62 @@ int sprof_cli_load_option(sprof_cli_load *l, int opt, const char *arg, const cha
     }
 }
 
-int sprof_cli_load_profile(sprof_cli_load *l, const char *tool, char *const *paths, size_t npaths,
-                           sprof_profile *p)
+int sprof_cli_load_check(sprof_cli_load *l, const char *tool)
 {
-    char err[1024] = "";
     if (l->load.to_ns && l->load.to_ns <= l->load.from_ns) {
         fprintf(stderr, "%s: --to must be after --from\n", tool);
         return -1;
     }
     l->load.tids = l->tids;
     l->load.ntids = l->ntids;
+    return 0;
+}
+
+int sprof_cli_load_inputs(sprof_cli_load *l, char *const *paths, size_t npaths, sprof_profile *p,
+                          sprof_cli_loaded *found, char *err, size_t errlen)
+{
+    memset(found, 0, sizeof *found);
     sprof_inputs in;
-    if (sprof_inputs_classify(&in, (const char *const *)paths, npaths, l->symmap, err, sizeof err) != 0) {
-        fprintf(stderr, "%s: %s\n", tool, err);
+    if (sprof_inputs_classify(&in, (const char *const *)paths, npaths, l->symmap, err, errlen) != 0)
+        return -1;
+    if ((l->perf_script && sprof_inputs_add_text(&in, l->perf_script, SPROF_INPUT_PERF_SCRIPT) != 0) ||
+        (l->alloc_report && sprof_inputs_add_text(&in, l->alloc_report, SPROF_INPUT_ALLOC) != 0)) {
+        snprintf(err, errlen, "out of memory");
+        sprof_inputs_free(&in);
         return -1;
     }
-    int no_symmap = in.ntraces > 0 && !in.symmap;
-    const char *first_trace = in.ntraces ? in.traces[0] : NULL; /* argv string: outlives `in` */
-    int in_ntraces_is_one = in.ntraces == 1;
-    int rc = sprof_inputs_load(&in, p, &l->load, err, sizeof err);
+    found->no_symmap = in.ntraces > 0 && !in.symmap;
+    found->first_trace = in.ntraces ? in.traces[0] : NULL;
+    found->ntraces = in.ntraces;
+    int rc = sprof_inputs_load(&in, p, &l->load, err, errlen);
     sprof_inputs_free(&in);
-    if (rc != 0) { /* a refusal is one line: no warnings before it */
+    return rc;
+}
+
+void sprof_cli_warn_no_symmap(const char *tool)
+{
+    fprintf(stderr, "%s: no symmap given: frames of the program are named from its ELF symbols only\n", tool);
+}
+
+int sprof_cli_load_profile(sprof_cli_load *l, const char *tool, char *const *paths, size_t npaths,
+                           sprof_profile *p)
+{
+    char err[1024] = "";
+    if (sprof_cli_load_check(l, tool) != 0)
+        return -1;
+    sprof_cli_loaded found;
+    if (sprof_cli_load_inputs(l, paths, npaths, p, &found, err, sizeof err) != 0) {
+        /* a refusal is one line: no warnings before it */
         fprintf(stderr, "%s: %s\n", tool, err[0] ? err : "cannot load the inputs");
         return -1;
     }
     if (p->stats.truncated_files && p->nstacks == 0 && p->stats.filtered == 0) { /* nothing before the cut: refuse */
         fprintf(stderr, "%s: %s: cut short before its first sample (no END record)\n", tool,
-                p->stats.truncated_files == 1 && in_ntraces_is_one ? first_trace : "input traces");
+                p->stats.truncated_files == 1 && found.ntraces == 1 ? found.first_trace : "input traces");
         return -1;
     }
-    if (no_symmap)
-        fprintf(stderr, "%s: no symmap given: frames of the program are named from its ELF symbols only\n", tool);
+    if (found.no_symmap)
+        sprof_cli_warn_no_symmap(tool);
     if (p->stats.truncated_files) /* a partial profile must never pass as a whole one */
         fprintf(stderr, "%s: warning: %" PRIu64 " trace(s) cut short (no END record): the profile covers "
                 "only the data before the cut\n", tool, p->stats.truncated_files);

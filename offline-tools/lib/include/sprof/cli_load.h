@@ -1,11 +1,14 @@
-/* The input options every view tool shares (sprof-callgraph, sprof-top,
- * sprof-export): which symmap, which threads and time window, inline
- * frames or not, build-id mismatch allowed or not; then loading INPUT...
- * (recognised by content, sprof/inputs.h) into one profile.
+/* The input options every view tool shares (sprof-fold, sprof-callgraph,
+ * sprof-top, sprof-export, sprof-flamegraph): which symmap, which threads
+ * and time window, inline frames or not, build-id mismatch allowed or not;
+ * then loading INPUT... (recognised by content, sprof/inputs.h) into one
+ * profile.
  *
  * Use: put SPROF_CLI_LOAD_LONGOPTS in the getopt_long table, pass every
  * option value in [SPROF_OPT_LOAD_FIRST, SPROF_OPT_LOAD_LAST] to
- * sprof_cli_load_option, then call sprof_cli_load_profile. */
+ * sprof_cli_load_option, then call sprof_cli_load_profile (or, for a tool
+ * that reports on the load itself, sprof_cli_load_check and
+ * sprof_cli_load_inputs). */
 #ifndef SPROF_CLI_LOAD_H
 #define SPROF_CLI_LOAD_H
 
@@ -48,6 +51,10 @@ typedef struct sprof_cli_load {
     const char *symmap;
     uint32_t *tids;
     size_t ntids;
+    /* Text inputs named by an option instead of recognised by content
+     * (sprof-fold --perf-script / --alloc-report; "-" = stdin), or NULL. */
+    const char *perf_script;
+    const char *alloc_report;
 } sprof_cli_load;
 
 /* Apply one option. 0, or -1 after printing "<tool>: <what is wrong>". */
@@ -57,6 +64,29 @@ int sprof_cli_load_option(sprof_cli_load *l, int opt, const char *arg, const cha
 int sprof_cli_load_profile(sprof_cli_load *l, const char *tool, char *const *paths, size_t npaths,
                            sprof_profile *p);
 void sprof_cli_load_free(sprof_cli_load *l);
+
+/* The steps of sprof_cli_load_profile, for a tool that reports on the
+ * load its own way (sprof-fold: its stats line covers cut traces). */
+
+/* Options that are wrong only together (--to not after --from); hands the
+ * thread list to l->load. 0, or -1 after printing "<tool>: <what>". */
+int sprof_cli_load_check(sprof_cli_load *l, const char *tool);
+
+/* What sprof_cli_load_inputs found among the inputs. */
+typedef struct sprof_cli_loaded {
+    int no_symmap;           /* traces came without a symmap */
+    const char *first_trace; /* paths[] string (outlives the call); NULL if no trace */
+    size_t ntraces;
+} sprof_cli_loaded;
+
+/* Classify paths (+ l->perf_script, l->alloc_report), then load them into
+ * p with l->load. Prints nothing: 0, or -1 + err (err may stay empty). */
+int sprof_cli_load_inputs(sprof_cli_load *l, char *const *paths, size_t npaths, sprof_profile *p,
+                          sprof_cli_loaded *found, char *err, size_t errlen);
+
+/* The warning for traces given without a symmap (print it only once
+ * nothing is refused: a refusal is one line). */
+void sprof_cli_warn_no_symmap(const char *tool);
 
 #ifdef __cplusplus
 }
