@@ -51,14 +51,14 @@ void sprof_fatal_install(void)
 
 static void fork_prepare(void)
 {
-    if (g_sprof.fd < 0) return;
+    if (!g_sprof.session) return;
     pthread_mutex_lock(&g_sprof.reg_lock);
     sprof_io_lock();
 }
 
 static void fork_parent(void)
 {
-    if (g_sprof.fd < 0) return;
+    if (!g_sprof.session) return;
     sprof_io_unlock();
     pthread_mutex_unlock(&g_sprof.reg_lock);
 }
@@ -68,10 +68,11 @@ static void fork_parent(void)
  * profile (SPROF_OUT contains %p, so the name differs) or stays unprofiled. */
 static void fork_child(void)
 {
-    if (g_sprof.fd < 0) return;
+    if (!g_sprof.session) return;
     atomic_store(&g_sprof.running, 0);
-    close(g_sprof.fd);
+    if (g_sprof.fd >= 0) close(g_sprof.fd);
     g_sprof.fd = -1;
+    g_sprof.session = g_sprof.open_pending = 0;
     if (sprof_self && sprof_self->altstack) {
         stack_t off = {.ss_sp = NULL, .ss_size = 0, .ss_flags = SS_DISABLE};
         sigaltstack(&off, NULL);
@@ -133,13 +134,13 @@ static int start_signals(void)
     return 0;
 }
 
-static void start_common(void)
+static void start_common(int lazy_file)
 {
     g_sprof.pid = getpid();
     g_sprof.period_ns = 1000000000ull / g_sprof.cfg.hz;
     if (g_sprof.period_ns == 0) g_sprof.period_ns = 1;
     reset_counters();
-    if (sprof_writer_open() != 0) return;
+    if (sprof_writer_open(lazy_file) != 0) return;
     g_sprof.start_mono_ns = sprof_now_ns(CLOCK_MONOTONIC);
     g_sprof.mech = choose_mechanism();
 
@@ -172,7 +173,7 @@ static void start_common(void)
     sprof_io_lock();
     sprof_emit_info();
     sprof_maps_scan(1);
-    sprof_out_flush();
+    if (!g_sprof.open_pending) sprof_out_flush();
     sprof_io_unlock();
     sprof_writer_start();
 }
@@ -185,19 +186,19 @@ void sprof_start(void)
         pthread_atfork(fork_prepare, fork_parent, fork_child);
         atfork_done = 1;
     }
-    start_common();
-    if (g_sprof.fd >= 0) sprof_fatal_install();
+    start_common(0);
+    if (g_sprof.session) sprof_fatal_install();
 }
 
 void sprof_after_fork_child(void)
 {
     sprof_expand_path(g_sprof.cfg.pattern, getpid(), g_sprof.cfg.out_path, sizeof g_sprof.cfg.out_path);
-    start_common();
+    start_common(1);
 }
 
 void sprof_stop(void)
 {
-    if (g_sprof.fd < 0) return;
+    if (!g_sprof.session) return;
     g_sprof.stop_cpu_ns = sprof_profiled_cpu_ns();
     atomic_store(&g_sprof.running, 0);
     sprof_sampler_stop();

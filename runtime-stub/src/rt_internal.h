@@ -106,7 +106,9 @@ struct sprof_globals {
     int mech;             /* enum sprof_mechanism running */
     int sig;              /* profiling signal (0 = none) */
     uint64_t period_ns;
-    int fd;               /* trace file */
+    int fd;               /* trace file (-1 until opened) */
+    int session;          /* a trace is being recorded (its file may still be pending) */
+    int open_pending;     /* forked child: create the file at the first flush */
     pid_t pid;
     pthread_t writer_tid, sampler_tid;
     int writer_started, sampler_started;
@@ -215,7 +217,7 @@ SPROF_HIDDEN void sprof_sampler_stop(void);
 SPROF_HIDDEN void sprof_fatal_install(void);
 
 /* writer.c */
-SPROF_HIDDEN int sprof_writer_open(void);
+SPROF_HIDDEN int sprof_writer_open(int lazy); /* lazy: create the file at the first flush */
 SPROF_HIDDEN int sprof_writer_start(void);
 SPROF_HIDDEN void sprof_writer_finish(void); /* stop thread, drain, STATS, END, close */
 SPROF_HIDDEN void sprof_out_append(const void *rec, uint32_t len);

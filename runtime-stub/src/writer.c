@@ -36,8 +36,73 @@ void sprof_io_lock(void)
 
 void sprof_io_unlock(void) { atomic_store(&g_sprof.io_lock, 0); }
 
+/* Is the file at path a trace this very process (same pid) wrote before it
+ * exec()ed its current image? Then it is ours to move aside. */
+static int written_by_us_before_exec(const char *path)
+{
+    int fd = open(path, O_RDONLY | O_NOFOLLOW | O_CLOEXEC | O_NONBLOCK);
+    if (fd < 0) return 0;
+    struct stat st;
+    uint8_t b[28];
+    int ours = fstat(fd, &st) == 0 && S_ISREG(st.st_mode) && st.st_uid == geteuid() &&
+               pread(fd, b, sizeof b, 0) == (ssize_t)sizeof b;
+    close(fd);
+    if (!ours || memcmp(b, SPROF_TRACE_MAGIC, 8) != 0) return 0;
+    uint32_t type, pid;
+    memcpy(&type, b + 16, 4);
+    memcpy(&pid, b + 24, 4);
+    return type == SPROF_REC_INFO && pid == (uint32_t)getpid();
+}
+
+/* O_EXCL|O_NOFOLLOW, 0600. An existing file is replaced only with
+ * SPROF_OVERWRITE=1, or moved to <path>.pre-exec when this same process
+ * wrote it under its previous image (SPROF_OUT with %p across exec). */
+static int open_trace_file(void)
+{
+    const char *path = g_sprof.cfg.out_path;
+    int flags = O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC | O_NOFOLLOW;
+    int fd = open(path, flags, 0600);
+    if (fd < 0 && errno == EEXIST && g_sprof.cfg.overwrite) {
+        struct stat st;
+        /* unlink the name itself (a symlink is removed, never followed) */
+        if (lstat(path, &st) == 0 && !S_ISDIR(st.st_mode) && unlink(path) == 0) fd = open(path, flags, 0600);
+    } else if (fd < 0 && errno == EEXIST && g_sprof.cfg.path_has_pid && written_by_us_before_exec(path)) {
+        char old[sizeof g_sprof.cfg.out_path + 16];
+        snprintf(old, sizeof old, "%s.pre-exec", path);
+        if (rename(path, old) == 0) {
+            sprof_warn("%s was written by this process before exec; kept as %s", path, old);
+            fd = open(path, flags, 0600);
+        }
+        if (fd < 0) errno = EEXIST;
+    }
+    if (fd < 0) {
+        if (errno == EEXIST)
+            sprof_warn("%s exists; not overwriting it (set SPROF_OVERWRITE=1); running unprofiled", path);
+        else
+            sprof_warn("cannot create %s: %s; running unprofiled", path, strerror(errno));
+    }
+    return fd;
+}
+
+/* A forked child creates its file at its writer's first flush, not at
+ * fork: a child that exec()s right away leaves no file behind, and the
+ * image it runs (same pid, same %p name) starts a clean trace of its own. */
+static void ensure_open(void)
+{
+    if (!g_sprof.open_pending) return;
+    g_sprof.open_pending = 0;
+    int fd = open_trace_file();
+    if (fd < 0) {
+        write_failed = 1;
+        atomic_store(&g_sprof.running, 0);
+        return;
+    }
+    g_sprof.fd = fd;
+}
+
 void sprof_out_flush(void)
 {
+    ensure_open();
     uint32_t off = 0;
     while (off < out_len && !write_failed && g_sprof.fd >= 0) {
         ssize_t n = write(g_sprof.fd, out_buf + off, out_len - off);
@@ -59,26 +124,20 @@ void sprof_out_append(const void *rec, uint32_t len)
     out_len += len;
 }
 
-int sprof_writer_open(void)
+int sprof_writer_open(int lazy)
 {
-    const char *path = g_sprof.cfg.out_path;
-    int flags = O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC | O_NOFOLLOW;
-    int fd = open(path, flags, 0600);
-    if (fd < 0 && errno == EEXIST && g_sprof.cfg.overwrite) {
-        struct stat st;
-        /* unlink the name itself (a symlink is removed, never followed) */
-        if (lstat(path, &st) == 0 && !S_ISDIR(st.st_mode) && unlink(path) == 0) fd = open(path, flags, 0600);
-    }
-    if (fd < 0) {
-        if (errno == EEXIST)
-            sprof_warn("%s exists; not overwriting it (set SPROF_OVERWRITE=1); running unprofiled", path);
-        else
-            sprof_warn("cannot create %s: %s; running unprofiled", path, strerror(errno));
-        return -1;
-    }
-    g_sprof.fd = fd;
     write_failed = 0;
     out_len = 0;
+    g_sprof.fd = -1;
+    g_sprof.open_pending = 0;
+    if (lazy) {
+        g_sprof.open_pending = 1;
+    } else {
+        int fd = open_trace_file();
+        if (fd < 0) return -1;
+        g_sprof.fd = fd;
+    }
+    g_sprof.session = 1;
     struct sprof_trace_file_header fh;
     memset(&fh, 0, sizeof fh);
     memcpy(fh.magic, SPROF_TRACE_MAGIC, 8);
@@ -337,24 +396,26 @@ void sprof_writer_finish(void)
         pthread_join(g_sprof.writer_tid, NULL);
         g_sprof.writer_started = 0;
     }
-    if (g_sprof.fd < 0) return;
+    if (!g_sprof.session) return;
     sprof_io_lock();
     sprof_drain_all();
     emit_stats();
     write_end();
-    close(g_sprof.fd);
+    if (g_sprof.fd >= 0) close(g_sprof.fd);
     g_sprof.fd = -1;
+    g_sprof.session = 0;
     sprof_io_unlock();
 }
 
 /* Fatal signal path: only if nobody holds the file, drain what is there. */
 void sprof_fatal_flush(void)
 {
-    if (g_sprof.fd < 0 || !sprof_io_trylock()) return;
+    if (!g_sprof.session || !sprof_io_trylock()) return;
     sprof_drain_all();
     emit_stats();
     write_end();
-    close(g_sprof.fd);
+    if (g_sprof.fd >= 0) close(g_sprof.fd);
     g_sprof.fd = -1;
+    g_sprof.session = 0;
     /* keep io_lock held: the writer thread must not touch the closed fd */
 }

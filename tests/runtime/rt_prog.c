@@ -11,6 +11,8 @@
  *   sigprof SECS          installs its own SIGPROF handler + ITIMER_PROF; checks it is kept
  *   tasks                 prints "tasks N" (threads in /proc/self/task)
  *   sleep SECS            alternates sleeping syscalls and work; prints "eintr N"
+ *   fork_exec SECS        fork; the child exec()s this program ("spin SECS") at once
+ *   exec SECS             spins SECS, then exec()s this program ("spin SECS") itself
  *   dlopen SECS           dlopen()s libz after start, then spins
  *   crash SECS segv|abort spins, then dies of the signal
  *   badfp SECS            spins with rbp holding garbage and with a corrupted saved
@@ -333,6 +335,28 @@ int main(int argc, char **argv)
         return WIFEXITED(st) && WEXITSTATUS(st) == 0 ? 0 : 4;
     }
     if (!strcmp(what, "sigprof")) return do_sigprof();
+    if (!strcmp(what, "fork_exec") || !strcmp(what, "exec")) {
+        char s[32];
+        snprintf(s, sizeof s, "%g", secs);
+        if (!strcmp(what, "exec")) {
+            while (now(CLOCK_MONOTONIC) - t0 < secs) sink += fp_leaf(sink);
+            report_thread();
+            execl("/proc/self/exe", "rt_prog", "spin", s, (char *)NULL);
+            return 6;
+        }
+        pid_t pid = fork();
+        if (pid < 0) return 1;
+        if (pid == 0) {
+            execl("/proc/self/exe", "rt_prog", "spin", s, (char *)NULL);
+            _exit(127);
+        }
+        printf("child %d\n", (int)pid);
+        while (now(CLOCK_MONOTONIC) - t0 < secs) sink += fp_leaf(sink);
+        int st;
+        waitpid(pid, &st, 0);
+        report_thread();
+        return WIFEXITED(st) && WEXITSTATUS(st) == 0 ? 0 : 4;
+    }
     if (!strcmp(what, "badfp")) return do_badfp(t0);
     if (!strcmp(what, "dlopen")) {
         void *h = dlopen("libz.so.1", RTLD_NOW);

@@ -113,6 +113,26 @@ fork)
     "$BIN/sprof-trace" dump one.bin | grep -q "SAMPLE tid=$child " && die "child samples in the parent's file"
     [ "$(ls | grep -v '^out$' | wc -l)" -eq 1 ] || die "unexpected files: $(ls)"
     ;;
+fork_exec)
+    # the child exec()s at once: no file for the pre-exec child, a clean trace
+    # (with END) for the image it runs, under the same %p name
+    run 'SPROF_OUT=t.%p.bin' -- fork_exec 1 2> err || die "program failed"
+    child=$(sed -n 's/^child //p' "$DIR/out")
+    [ -f "t.$child.bin" ] || die "no trace for the exec()ed child"
+    "$CHECK" valid "t.$child.bin" 20 end "$child" || exit 1
+    "$BIN/sprof-trace" info "t.$child.bin" | grep -q "executable: .*rt_prog" || die "child trace is not the new image's"
+    [ "$(ls t.*.bin | wc -l)" -eq 2 ] || die "unexpected files: $(ls)"
+    grep -q "exists" err && die "exec()ed image found its file taken: $(cat err)"
+    ;;
+exec)
+    # exec without fork: the previous image's file is kept as .pre-exec
+    run 'SPROF_OUT=t.%p.bin' -- exec 0.5 2> err || die "program failed"
+    f=$(ls t.*.bin)
+    [ -f "$f.pre-exec" ] || die "no .pre-exec file: $(ls)"
+    "$CHECK" valid "$f" 10 end || exit 1
+    "$CHECK" valid "$f.pre-exec" 10 any || exit 1
+    grep -q "before exec; kept as" err || die "no note about the kept file: $(cat err)"
+    ;;
 kill9)
     if [ -n "$PRELOAD" ]; then
         SPROF_OUT=t.bin LD_PRELOAD="$PRELOAD" "$PROG" spin 30 > out &
