@@ -8,6 +8,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/auxv.h>
 #include <sys/mman.h>
 #include <unistd.h>
 
@@ -31,6 +32,51 @@ static uint32_t hash_str(const char *s)
     return h;
 }
 
+/* The GNU build-id in a block of PT_NOTE bytes; its length (0 if none). */
+static uint32_t build_id_in_notes(const uint8_t *buf, size_t n, uint8_t out[32])
+{
+    size_t o = 0;
+    while (o + sizeof(Elf64_Nhdr) <= n) {
+        Elf64_Nhdr nh;
+        memcpy(&nh, buf + o, sizeof nh);
+        size_t name_off = o + sizeof nh;
+        size_t desc_off = name_off + ((nh.n_namesz + 3u) & ~3u);
+        size_t next = desc_off + ((nh.n_descsz + 3u) & ~3u);
+        if (nh.n_namesz > n || nh.n_descsz > n || next > n) break;
+        if (nh.n_type == NT_GNU_BUILD_ID && nh.n_namesz == 4 && !memcmp(buf + name_off, "GNU", 4)) {
+            uint32_t len = nh.n_descsz > 32 ? 32 : nh.n_descsz;
+            memcpy(out, buf + desc_off, len);
+            return len;
+        }
+        o = next;
+    }
+    return 0;
+}
+
+/* The vDSO is no file: read its build-id from the mapped image (whole ELF
+ * file mapped from offset 0, readable), so the offline side can check the
+ * vDSO it unwinds with is the same one. */
+static uint32_t vdso_build_id(uint64_t start, uint64_t end, uint8_t out[32])
+{
+    uint64_t base = getauxval(AT_SYSINFO_EHDR);
+    if (!base || base != start || end - start < sizeof(Elf64_Ehdr)) return 0;
+    const uint8_t *img = (const uint8_t *)(uintptr_t)base;
+    size_t size = (size_t)(end - start);
+    Elf64_Ehdr eh;
+    memcpy(&eh, img, sizeof eh);
+    if (memcmp(eh.e_ident, ELFMAG, SELFMAG) != 0 || eh.e_ident[EI_CLASS] != ELFCLASS64 ||
+        eh.e_phentsize != sizeof(Elf64_Phdr) || eh.e_phoff > size || eh.e_phnum > (size - eh.e_phoff) / sizeof(Elf64_Phdr))
+        return 0;
+    for (unsigned i = 0; i < eh.e_phnum; i++) {
+        Elf64_Phdr ph;
+        memcpy(&ph, img + eh.e_phoff + i * sizeof ph, sizeof ph);
+        if (ph.p_type != PT_NOTE || ph.p_offset > size || ph.p_filesz > size - ph.p_offset) continue;
+        uint32_t len = build_id_in_notes(img + ph.p_offset, (size_t)ph.p_filesz, out);
+        if (len) return len;
+    }
+    return 0;
+}
+
 /* Read the GNU build-id note of an ELF file; returns its length (0 if none). */
 static uint32_t read_build_id(const char *path, uint8_t out[32])
 {
@@ -48,21 +94,7 @@ static uint32_t read_build_id(const char *path, uint8_t out[32])
         uint8_t buf[4096];
         size_t n = ph.p_filesz < sizeof buf ? ph.p_filesz : sizeof buf;
         if (pread(fd, buf, n, (off_t)ph.p_offset) != (ssize_t)n) continue;
-        size_t o = 0;
-        while (o + sizeof(Elf64_Nhdr) <= n) {
-            Elf64_Nhdr nh;
-            memcpy(&nh, buf + o, sizeof nh);
-            size_t name_off = o + sizeof nh;
-            size_t desc_off = name_off + ((nh.n_namesz + 3u) & ~3u);
-            size_t next = desc_off + ((nh.n_descsz + 3u) & ~3u);
-            if (nh.n_namesz > n || nh.n_descsz > n || next > n) break;
-            if (nh.n_type == NT_GNU_BUILD_ID && nh.n_namesz == 4 && !memcmp(buf + name_off, "GNU", 4)) {
-                len = nh.n_descsz > 32 ? 32 : nh.n_descsz;
-                memcpy(out, buf + desc_off, len);
-                break;
-            }
-            o = next;
-        }
+        len = build_id_in_notes(buf, n, out);
     }
 out:
     close(fd);
@@ -112,6 +144,7 @@ static void emit_mapping(uint64_t start, uint64_t end, uint64_t off, uint32_t pr
     m->file_offset = off;
     m->prot = prot;
     if (path[0] == '/') m->build_id_len = read_build_id(path, m->build_id);
+    else if (!strcmp(path, "[vdso]")) m->build_id_len = vdso_build_id(start, end, m->build_id);
     memset(rec + sizeof *m, 0, m->h.size - sizeof *m);
     memcpy(rec + sizeof *m, path, plen);
     sprof_out_append(rec, m->h.size);
