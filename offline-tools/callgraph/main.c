@@ -85,34 +85,19 @@ int main(int argc, char **argv)
             if (parse_fraction(optarg, "edgefraction", &o.edgefraction) != 0)
                 goto done;
             break;
-        case OPT_NODECOUNT: {
-            char *end;
-            errno = 0;
-            unsigned long long v = strtoull(optarg, &end, 10);
-            if (errno || end == optarg || *end || optarg[0] == '-') {
-                fprintf(stderr, "%s: --nodecount wants a count, not \"%s\"\n", tool, optarg);
+        case OPT_NODECOUNT:
+            if (sprof_cli_parse_count(tool, "--nodecount", "a count", optarg, &o.nodecount) != 0)
                 goto done;
-            }
-            o.nodecount = (size_t)v;
             break;
-        }
         case OPT_FOCUS: o.focus = optarg; break;
         case OPT_IGNORE: o.ignore = optarg; break;
         case OPT_RELATIVE: o.relative = 1; break;
         case 'h': usage(stdout); status = 0; goto done;
         default:
-            if (c >= SPROF_OPT_LOAD_FIRST && c <= SPROF_OPT_LOAD_LAST) {
-                if (sprof_cli_load_option(&load, c, optarg, tool) != 0)
-                    goto done;
-                break;
-            }
-            usage(stderr);
-            goto done;
+            if (sprof_cli_other_option(&load, c, optarg, tool, usage) != 0)
+                goto done;
+            break;
         }
-    }
-    if (optind >= argc) {
-        usage(stderr);
-        goto done;
     }
 
     sprof_profile p;
@@ -122,12 +107,10 @@ int main(int argc, char **argv)
     char err[1024] = "";
     char *dot = NULL;
     size_t dot_len = 0;
-    if (sprof_cli_load_profile(&load, tool, argv + optind, (size_t)(argc - optind), &p) != 0)
+    if (sprof_cli_load_operands(&load, tool, argv + optind, (size_t)(argc - optind), usage, &p) != 0)
         goto free_all;
-    if (sprof_parse_weight(weight, &p, &o.weight_cpu) != 0) {
-        fprintf(stderr, "%s: --weight must be auto, samples or cpu, not \"%s\"\n", tool, weight);
+    if (sprof_cli_parse_weight(tool, weight, &p, &o.weight_cpu) != 0)
         goto free_all;
-    }
     o.title = p.binary_path;
     if (sprof_callgraph_build(&g, &p, &o, err, sizeof err) != 0) {
         fprintf(stderr, "%s: %s\n", tool, err);

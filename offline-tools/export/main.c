@@ -6,7 +6,6 @@
 
 #include "sprof/cli_load.h"
 #include "sprof/export.h"
-#include "sprof/view_methods.h"
 
 static const char *tool = "sprof-export";
 
@@ -53,13 +52,9 @@ int main(int argc, char **argv)
         case OPT_NAME: o.name = optarg; break;
         case 'h': usage(stdout); status = 0; goto done;
         default:
-            if (c >= SPROF_OPT_LOAD_FIRST && c <= SPROF_OPT_LOAD_LAST) {
-                if (sprof_cli_load_option(&load, c, optarg, tool) != 0)
-                    goto done;
-                break;
-            }
-            usage(stderr);
-            goto done;
+            if (sprof_cli_other_option(&load, c, optarg, tool, usage) != 0)
+                goto done;
+            break;
         }
     }
     if (optind >= argc || (!pprof && !speedscope)) {
@@ -74,10 +69,8 @@ int main(int argc, char **argv)
     char err[1024] = "";
     if (sprof_cli_load_profile(&load, tool, argv + optind, (size_t)(argc - optind), &p) != 0)
         goto free_all;
-    if (sprof_parse_weight(weight, &p, &o.weight_cpu) != 0) {
-        fprintf(stderr, "%s: --weight must be auto, samples or cpu, not \"%s\"\n", tool, weight);
+    if (sprof_cli_parse_weight(tool, weight, &p, &o.weight_cpu) != 0)
         goto free_all;
-    }
     if (pprof && sprof_export_pprof(&p, &o, pprof, err, sizeof err) != 0) {
         fprintf(stderr, "%s: %s\n", tool, err);
         goto free_all;

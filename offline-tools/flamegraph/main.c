@@ -11,7 +11,6 @@
 #include "sprof/flamegraph.h"
 #include "sprof/out_file.h"
 #include "sprof/profile.h"
-#include "sprof/view_methods.h"
 
 static const char *tool = "sprof-flamegraph";
 
@@ -143,28 +142,19 @@ int main(int argc, char **argv)
         case O_CNAMES: fmt.c_names = 1; break;
         case 'h': usage(stdout); status = 0; goto done;
         default:
-            if (c >= SPROF_OPT_LOAD_FIRST && c <= SPROF_OPT_LOAD_LAST) {
-                if (sprof_cli_load_option(&load, c, optarg, tool) != 0)
-                    goto done;
-                break;
-            }
-            usage(stderr);
-            goto done;
+            if (sprof_cli_other_option(&load, c, optarg, tool, usage) != 0)
+                goto done;
+            break;
         }
-    }
-    if (optind >= argc) {
-        usage(stderr);
-        goto done;
     }
 
     sprof_profile prof;
     sprof_profile_init(&prof);
-    if (sprof_cli_load_profile(&load, tool, argv + optind, (size_t)(argc - optind), &prof) != 0) {
+    if (sprof_cli_load_operands(&load, tool, argv + optind, (size_t)(argc - optind), usage, &prof) != 0) {
         sprof_profile_free(&prof);
         goto done;
     }
-    if (sprof_parse_weight(weight, &prof, &fmt.weight_cpu) != 0) {
-        fprintf(stderr, "%s: --weight must be auto, samples or cpu, not \"%s\"\n", tool, weight);
+    if (sprof_cli_parse_weight(tool, weight, &prof, &fmt.weight_cpu) != 0) {
         sprof_profile_free(&prof);
         goto done;
     }

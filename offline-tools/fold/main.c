@@ -147,13 +147,9 @@ static int parse_args(fold_args *a, int argc, char **argv)
         case OPT_SPEEDSCOPE: a->speedscope_path = optarg; break;
         case 'h': usage(stdout); return 1;
         default:
-            if (c >= SPROF_OPT_LOAD_FIRST && c <= SPROF_OPT_LOAD_LAST) {
-                if (sprof_cli_load_option(&a->cli, c, optarg, "sprof-fold") != 0)
-                    return -1;
-                break;
-            }
-            usage(stderr);
-            return -1;
+            if (sprof_cli_other_option(&a->cli, c, optarg, "sprof-fold", usage) != 0)
+                return -1;
+            break;
         }
     }
     if (sprof_cli_load_check(&a->cli, "sprof-fold") != 0)

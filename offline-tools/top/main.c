@@ -1,10 +1,8 @@
 /* sprof-top: flat table of Ruby methods (or .rb lines with their source
  * text) by self or cumulative time, with the split by cost class.
  * Semantics: docs/views.md. */
-#include <errno.h>
 #include <getopt.h>
 #include <stdio.h>
-#include <stdlib.h>
 #include <string.h>
 
 #include "sprof/cli_load.h"
@@ -75,31 +73,16 @@ int main(int argc, char **argv)
         case OPT_IGNORE: o.ignore = optarg; break;
         case OPT_RELATIVE: o.relative = 1; break;
         case 'o': out_path = optarg; break;
-        case 'n': {
-            char *end;
-            errno = 0;
-            unsigned long long v = strtoull(optarg, &end, 10);
-            if (errno || end == optarg || *end || optarg[0] == '-') {
-                fprintf(stderr, "%s: -n wants a row count, not \"%s\"\n", tool, optarg);
+        case 'n':
+            if (sprof_cli_parse_count(tool, "-n", "a row count", optarg, &o.nrows) != 0)
                 goto done;
-            }
-            o.nrows = (size_t)v;
             break;
-        }
         case 'h': usage(stdout); status = 0; goto done;
         default:
-            if (c >= SPROF_OPT_LOAD_FIRST && c <= SPROF_OPT_LOAD_LAST) {
-                if (sprof_cli_load_option(&load, c, optarg, tool) != 0)
-                    goto done;
-                break;
-            }
-            usage(stderr);
-            goto done;
+            if (sprof_cli_other_option(&load, c, optarg, tool, usage) != 0)
+                goto done;
+            break;
         }
-    }
-    if (optind >= argc) {
-        usage(stderr);
-        goto done;
     }
 
     sprof_profile p;
@@ -107,12 +90,10 @@ int main(int argc, char **argv)
     sprof_top t;
     memset(&t, 0, sizeof t);
     char err[1024] = "";
-    if (sprof_cli_load_profile(&load, tool, argv + optind, (size_t)(argc - optind), &p) != 0)
+    if (sprof_cli_load_operands(&load, tool, argv + optind, (size_t)(argc - optind), usage, &p) != 0)
         goto free_all;
-    if (sprof_parse_weight(weight, &p, &o.weight_cpu) != 0) {
-        fprintf(stderr, "%s: --weight must be auto, samples or cpu, not \"%s\"\n", tool, weight);
+    if (sprof_cli_parse_weight(tool, weight, &p, &o.weight_cpu) != 0)
         goto free_all;
-    }
     if (sprof_top_build(&t, &p, &o, err, sizeof err) != 0) {
         fprintf(stderr, "%s: %s\n", tool, err);
         goto free_all;

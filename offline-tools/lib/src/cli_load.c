@@ -9,6 +9,7 @@
 #include <string.h>
 
 #include "sprof/inputs.h"
+#include "sprof/view_methods.h"
 
 const char sprof_cli_load_usage[] =
     "      --symmap PATH       the symmap to name the binary's frames with (else recognised by content)\n"
@@ -75,6 +76,38 @@ int sprof_cli_load_option(sprof_cli_load *l, int opt, const char *arg, const cha
     }
 }
 
+int sprof_cli_other_option(sprof_cli_load *l, int opt, const char *arg, const char *tool,
+                           void (*usage)(FILE *))
+{
+    if (opt >= SPROF_OPT_LOAD_FIRST && opt <= SPROF_OPT_LOAD_LAST)
+        return sprof_cli_load_option(l, opt, arg, tool);
+    usage(stderr);
+    return -1;
+}
+
+int sprof_cli_parse_count(const char *tool, const char *opt, const char *what, const char *arg,
+                          size_t *out)
+{
+    char *end;
+    errno = 0;
+    unsigned long long v = strtoull(arg, &end, 10);
+    if (errno || end == arg || *end || arg[0] == '-') {
+        fprintf(stderr, "%s: %s wants %s, not \"%s\"\n", tool, opt, what, arg);
+        return -1;
+    }
+    *out = (size_t)v;
+    return 0;
+}
+
+int sprof_cli_parse_weight(const char *tool, const char *weight, const sprof_profile *p, int *weight_cpu)
+{
+    if (sprof_parse_weight(weight, p, weight_cpu) != 0) {
+        fprintf(stderr, "%s: --weight must be auto, samples or cpu, not \"%s\"\n", tool, weight);
+        return -1;
+    }
+    return 0;
+}
+
 int sprof_cli_load_check(sprof_cli_load *l, const char *tool)
 {
     if (l->load.to_ns && l->load.to_ns <= l->load.from_ns) {
@@ -135,6 +168,16 @@ int sprof_cli_load_profile(sprof_cli_load *l, const char *tool, char *const *pat
         fprintf(stderr, "%s: warning: %" PRIu64 " trace(s) cut short (no END record): the profile covers "
                 "only the data before the cut\n", tool, p->stats.truncated_files);
     return 0;
+}
+
+int sprof_cli_load_operands(sprof_cli_load *l, const char *tool, char *const *paths, size_t npaths,
+                            void (*usage)(FILE *), sprof_profile *p)
+{
+    if (npaths == 0) {
+        usage(stderr);
+        return -1;
+    }
+    return sprof_cli_load_profile(l, tool, paths, npaths, p);
 }
 
 void sprof_cli_load_free(sprof_cli_load *l)

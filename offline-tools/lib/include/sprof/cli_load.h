@@ -6,15 +6,17 @@
  *
  * Use: put SPROF_CLI_LOAD_LONGOPTS in the getopt_long table, pass every
  * option value in [SPROF_OPT_LOAD_FIRST, SPROF_OPT_LOAD_LAST] to
- * sprof_cli_load_option, then call sprof_cli_load_profile (or, for a tool
- * that reports on the load itself, sprof_cli_load_check and
- * sprof_cli_load_inputs). */
+ * sprof_cli_load_option (sprof_cli_other_option does that in the getopt
+ * loop's `default:`), then call sprof_cli_load_profile or
+ * sprof_cli_load_operands (or, for a tool that reports on the load
+ * itself, sprof_cli_load_check and sprof_cli_load_inputs). */
 #ifndef SPROF_CLI_LOAD_H
 #define SPROF_CLI_LOAD_H
 
 #include <getopt.h>
 #include <stddef.h>
 #include <stdint.h>
+#include <stdio.h>
 
 #include "sprof/profile.h"
 
@@ -87,6 +89,28 @@ int sprof_cli_load_inputs(sprof_cli_load *l, char *const *paths, size_t npaths, 
 /* The warning for traces given without a symmap (print it only once
  * nothing is refused: a refusal is one line). */
 void sprof_cli_warn_no_symmap(const char *tool);
+
+/* ---- pieces of every view tool's command line ---- */
+
+/* The `default:` of a tool's getopt loop: a load option is applied, any
+ * other value (an unknown option) prints usage to stderr. 0, or -1 after
+ * printing. */
+int sprof_cli_other_option(sprof_cli_load *l, int opt, const char *arg, const char *tool,
+                           void (*usage)(FILE *));
+
+/* sprof_cli_load_profile for the INPUT... operands after the options, at
+ * least one (none: usage to stderr, -1). 0, or -1 after printing. */
+int sprof_cli_load_operands(sprof_cli_load *l, const char *tool, char *const *paths, size_t npaths,
+                            void (*usage)(FILE *), sprof_profile *p);
+
+/* An unsigned count option (digits only, no sign): 0 + *out, or -1 after
+ * printing "<tool>: <opt> wants <what>, not "<arg>"". */
+int sprof_cli_parse_count(const char *tool, const char *opt, const char *what, const char *arg,
+                          size_t *out);
+
+/* --weight=auto|samples|cpu against the loaded profile (sprof_parse_weight):
+ * 0 + *weight_cpu, or -1 after printing "<tool>: --weight must be ...". */
+int sprof_cli_parse_weight(const char *tool, const char *weight, const sprof_profile *p, int *weight_cpu);
 
 #ifdef __cplusplus
 }
