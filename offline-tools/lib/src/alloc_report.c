@@ -6,7 +6,6 @@
  * link-time address (PIE: bias = load address; non-PIE: bias = 0). Every
  * site is a return address, so it is looked up at address - 1. */
 #include <ctype.h>
-#include <errno.h>
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
@@ -27,21 +26,6 @@ typedef struct site {
     int has_abs;
 } site;
 
-static int hexval(const char *s, size_t n, uint64_t *v)
-{
-    if (n == 0 || n > 16)
-        return -1;
-    uint64_t x = 0;
-    for (size_t i = 0; i < n; i++) {
-        int c = (unsigned char)s[i];
-        if (!isxdigit(c))
-            return -1;
-        x = x * 16 + (uint64_t)(isdigit(c) ? c - '0' : tolower(c) - 'a' + 10);
-    }
-    *v = x;
-    return 0;
-}
-
 /* Recognise a backtrace_symbols() site; 0 if the frame is something else. */
 static int parse_site(const char *f, size_t n, site *s)
 {
@@ -58,7 +42,7 @@ static int parse_site(const char *f, size_t n, site *s)
         while (b > 0 && f[b - 1] != '[')
             b--;
         if (b > 0 && b + 2 < n && f[b] == '0' && (f[b + 1] == 'x' || f[b + 1] == 'X') &&
-            hexval(f + b + 2, n - 1 - (b + 2), &s->abs) == 0) {
+            sprof_text_hex(f + b + 2, n - 1 - (b + 2), &s->abs) == 0) {
             s->has_abs = 1;
             n = b - 1;
             while (n > 0 && f[n - 1] == ' ')
@@ -92,7 +76,7 @@ static int parse_site(const char *f, size_t n, site *s)
     if (plus < inl) {
         const char *o = in + plus + 1;
         size_t ol = inl - plus - 1;
-        if (ol < 3 || o[0] != '0' || (o[1] != 'x' && o[1] != 'X') || hexval(o + 2, ol - 2, &s->off))
+        if (ol < 3 || o[0] != '0' || (o[1] != 'x' && o[1] != 'X') || sprof_text_hex(o + 2, ol - 2, &s->off))
             return 0;
         s->has_off = 1;
         inl = plus;
@@ -105,11 +89,7 @@ static int parse_site(const char *f, size_t n, site *s)
 }
 
 typedef struct alloc_parser {
-    sprof_profile *p;
-    const sprof_perf_options *opt;
-    sprof_symres *res;
-    const sprof_symmap *m;
-    sprof_text_diag diag;
+    sprof_text_parser txt;
     uint64_t bias;       /* ABS - link for the binary, learned from sites with both */
     int have_bias;
     uint32_t *frames;
@@ -135,35 +115,35 @@ static int push(alloc_parser *ap, uint32_t id)
 /* Link-time address of a site of the binary, or -1. */
 static int site_link(alloc_parser *ap, const site *s, uint64_t *link)
 {
-    if (!ap->res)
+    if (!ap->txt.res)
         return -1;
     if (s->mod) {
-        if (!sprof_symres_is_binary(ap->res, s->mod, s->modlen))
+        if (!sprof_symres_is_binary(ap->txt.res, s->mod, s->modlen))
             return -1;
         if (s->sym && s->has_off)
-            return sprof_symres_symbol_addr(ap->res, s->sym, s->symlen, s->off, link);
+            return sprof_symres_symbol_addr(ap->txt.res, s->sym, s->symlen, s->off, link);
         if (s->sym) {
             uint64_t hi;
-            return sprof_symres_symbol_range(ap->res, s->sym, s->symlen, link, &hi);
+            return sprof_symres_symbol_range(ap->txt.res, s->sym, s->symlen, link, &hi);
         }
         if (s->has_off) {
-            if (sprof_symres_covers(ap->res, s->off - (s->off > 0))) {
+            if (sprof_symres_covers(ap->txt.res, s->off - (s->off > 0))) {
                 *link = s->off;
                 return 0;
             }
             /* not a link address: maybe a file offset (docs/perf-script.md) */
-            return sprof_symmap_file_offset_to_vaddr(ap->m, s->off, link);
+            return sprof_symmap_file_offset_to_vaddr(ap->txt.m, s->off, link);
         }
         return -1;
     }
     if (s->has_abs) {
         uint64_t a = s->abs;
-        if (sprof_symmap_is_pie(ap->m)) {
+        if (sprof_symmap_is_pie(ap->txt.m)) {
             if (!ap->have_bias || a < ap->bias)
                 return -1;
             a -= ap->bias;
         }
-        if (!sprof_symres_covers(ap->res, a - (a > 0)))
+        if (!sprof_symres_covers(ap->txt.res, a - (a > 0)))
             return -1;
         *link = a;
         return 0;
@@ -178,10 +158,10 @@ static int add_frame(alloc_parser *ap, const char *f, size_t n)
         uint64_t link;
         if (site_link(ap, &s, &link) == 0) {
             char modbuf[4096];
-            const char *bin = sprof_symmap_binary_path(ap->m);
+            const char *bin = sprof_symmap_binary_path(ap->txt.m);
             snprintf(modbuf, sizeof modbuf, "%s", bin ? bin : "");
             uint32_t ids[64];
-            size_t k = sprof_symres_frames(ap->res, ap->p, link, 1, ap->opt->no_inline, modbuf,
+            size_t k = sprof_symres_frames(ap->txt.res, ap->txt.p, link, 1, ap->txt.opt->no_inline, modbuf,
                                            ids, 64);
             if (k > 0) {
                 /* innermost first -> root first */
@@ -197,12 +177,12 @@ static int add_frame(alloc_parser *ap, const char *f, size_t n)
             size_t ml = s.modlen < sizeof modbuf - 1 ? s.modlen : sizeof modbuf - 1;
             memcpy(modbuf, s.mod, ml);
             modbuf[ml] = '\0';
-            return push(ap, sprof_text_plain_frame(ap->p, s.sym, s.symlen, modbuf, 0));
+            return push(ap, sprof_text_plain_frame(ap->txt.p, s.sym, s.symlen, modbuf, 0));
         }
-        return push(ap, sprof_text_plain_frame(ap->p, f, n, "", SPROF_PFRAME_UNRESOLVED));
+        return push(ap, sprof_text_plain_frame(ap->txt.p, f, n, "", SPROF_PFRAME_UNRESOLVED));
     }
     /* "alloc", the type leaf, anything else: as written */
-    return push(ap, sprof_text_plain_frame(ap->p, f, n, "",
+    return push(ap, sprof_text_plain_frame(ap->txt.p, f, n, "",
                                            ap->nframes == 0 ? SPROF_PFRAME_SYNTHETIC : 0));
 }
 
@@ -233,15 +213,15 @@ static int process_line(alloc_parser *ap, const char *line, size_t len, unsigned
     size_t fl;
     uint64_t count;
     if (split_count(line, len, &fl, &count) != 0)
-        return sprof_text_malformed(&ap->diag, ln, "expected \"frame;frame;...;TYPE COUNT\"");
+        return sprof_text_malformed(&ap->txt.diag, ln, "expected \"frame;frame;...;TYPE COUNT\"");
     ap->nframes = 0;
     size_t b = 0;
     for (size_t i = 0; i <= fl; i++) {
         if (i == fl || line[i] == ';') {
             if (i == b)
-                return sprof_text_malformed(&ap->diag, ln, "empty frame");
+                return sprof_text_malformed(&ap->txt.diag, ln, "empty frame");
             if (add_frame(ap, line + b, i - b) != 0) {
-                snprintf(ap->diag.err, ap->diag.errlen, "%s: out of memory", ap->diag.name);
+                snprintf(ap->txt.diag.err, ap->txt.diag.errlen, "%s: out of memory", ap->txt.diag.name);
                 return -1;
             }
             b = i + 1;
@@ -249,11 +229,11 @@ static int process_line(alloc_parser *ap, const char *line, size_t len, unsigned
     }
     if (count == 0)
         return 0;
-    if (sprof_profile_add_stack(ap->p, ap->frames, (uint32_t)ap->nframes, count, count, 0) != 0) {
-        snprintf(ap->diag.err, ap->diag.errlen, "%s: out of memory", ap->diag.name);
+    if (sprof_profile_add_stack(ap->txt.p, ap->frames, (uint32_t)ap->nframes, count, count, 0) != 0) {
+        snprintf(ap->txt.diag.err, ap->txt.diag.errlen, "%s: out of memory", ap->txt.diag.name);
         return -1;
     }
-    ap->p->stats.samples += count;
+    ap->txt.p->stats.samples += count;
     return 0;
 }
 
@@ -289,25 +269,17 @@ int sprof_profile_add_alloc_report_stream(sprof_profile *p, FILE *in, const char
                                           const sprof_symmap *symmap,
                                           const sprof_perf_options *opt, char *err, size_t errlen)
 {
-    static const sprof_perf_options defaults;
     alloc_parser ap;
     memset(&ap, 0, sizeof ap);
-    ap.p = p;
-    ap.opt = opt ? opt : &defaults;
-    ap.m = symmap;
-    ap.diag = (sprof_text_diag){ name, ap.opt->warn, ap.opt->strict, 0, err, errlen };
+    if (sprof_text_parser_init(&ap.txt, p, name, symmap, opt, err, errlen) != 0)
+        return -1;
     if (symmap) {
-        ap.res = sprof_symres_new(symmap);
-        if (!ap.res) {
-            snprintf(err, errlen, "%s: out of memory", name);
-            return -1;
-        }
         long start = ftell(in);
         if (start >= 0) {
             learn_bias(&ap, in);
             if (fseek(in, start, SEEK_SET) != 0) {
                 snprintf(err, errlen, "%s: cannot rewind", name);
-                sprof_symres_free(ap.res);
+                sprof_text_parser_free(&ap.txt);
                 return -1;
             }
             clearerr(in);
@@ -316,21 +288,13 @@ int sprof_profile_add_alloc_report_stream(sprof_profile *p, FILE *in, const char
     sprof_line_reader rd;
     if (sprof_line_reader_init(&rd, in) != 0) {
         snprintf(err, errlen, "%s: out of memory", name);
-        sprof_symres_free(ap.res);
+        sprof_text_parser_free(&ap.txt);
         return -1;
     }
     char *line;
     size_t len;
     int r, rc = 0;
-    while ((r = sprof_line_next(&rd, &line, &len)) == 1) {
-        if (rd.too_long) {
-            if (sprof_text_malformed(&ap.diag, rd.lineno, "line longer than %d bytes",
-                                     SPROF_PERF_MAX_LINE) != 0) {
-                rc = -1;
-                break;
-            }
-            continue;
-        }
+    while ((r = sprof_text_next_line(&rd, &ap.txt.diag, &line, &len)) == 1) {
         size_t i = 0;
         while (i < len && (line[i] == ' ' || line[i] == '\t'))
             i++;
@@ -341,42 +305,21 @@ int sprof_profile_add_alloc_report_stream(sprof_profile *p, FILE *in, const char
             break;
         }
     }
-    if (r < 0) {
-        snprintf(err, errlen, "%s: read error", name);
+    if (r < 0) /* err set */
         rc = -1;
-    }
     if (rc == 0)
-        sprof_text_diag_finish(&ap.diag);
+        sprof_text_diag_finish(&ap.txt.diag);
     sprof_line_reader_free(&rd);
     free(ap.frames);
-    sprof_symres_free(ap.res);
+    sprof_text_parser_free(&ap.txt);
     return rc;
 }
 
 int sprof_profile_add_alloc_report(sprof_profile *p, const char *path, const char *symmap_path,
                                    const sprof_perf_options *opt, char *err, size_t errlen)
 {
-    sprof_symmap *m = NULL;
-    if (symmap_path) {
-        m = sprof_symmap_open(symmap_path, err, errlen);
-        if (!m)
-            return -1;
-    }
-    int from_stdin = strcmp(path, "-") == 0;
-    FILE *in = from_stdin ? stdin : fopen(path, "r");
-    if (!in) {
-        snprintf(err, errlen, "%s: %s", path, strerror(errno));
-        if (m)
-            sprof_symmap_close(m);
-        return -1;
-    }
-    int rc = sprof_profile_add_alloc_report_stream(p, in, from_stdin ? "<stdin>" : path, m, opt,
-                                                   err, errlen);
-    if (!from_stdin)
-        fclose(in);
-    if (m)
-        sprof_symmap_close(m);
-    return rc;
+    return sprof_text_input_file(p, path, symmap_path, opt, sprof_profile_add_alloc_report_stream, err,
+                                 errlen);
 }
 
 int sprof_alloc_report_detect(const char *text, size_t len)

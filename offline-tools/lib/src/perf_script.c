@@ -6,7 +6,6 @@
  * line per frame (leaf first) and a blank line. Without call chains the
  * header carries the only frame and no blank line follows. */
 #include <ctype.h>
-#include <errno.h>
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
@@ -56,20 +55,7 @@ static int parse_u64(span t, uint64_t *v)
 }
 
 /* Hex digits (no 0x) -> u64; -1 if empty, too long or not hex. */
-static int parse_hex(span t, uint64_t *v)
-{
-    if (t.n == 0 || t.n > 16)
-        return -1;
-    uint64_t x = 0;
-    for (size_t i = 0; i < t.n; i++) {
-        int c = (unsigned char)t.s[i];
-        if (!isxdigit(c))
-            return -1;
-        x = x * 16 + (uint64_t)(isdigit(c) ? c - '0' : (tolower(c) - 'a' + 10));
-    }
-    *v = x;
-    return 0;
-}
+static int parse_hex(span t, uint64_t *v) { return sprof_text_hex(t.s, t.n, v); }
 
 /* ---- header lines ---------------------------------------------------------- */
 
@@ -341,10 +327,7 @@ typedef struct pend_inline {
 } pend_inline;
 
 typedef struct perf_parser {
-    sprof_profile *p;
-    const sprof_perf_options *opt;
-    sprof_symres *res;          /* NULL without symmap */
-    sprof_text_diag diag;
+    sprof_text_parser txt;
 
     /* event filter: the first event type seen, as stackcollapse-perf.pl */
     char *event;
@@ -455,7 +438,7 @@ static size_t tidy_piece(perf_parser *ps, span func, span mod, span addr, size_t
         b[n++] = '[';
         memcpy(b + n, label, llen);
         n += llen;
-        if (ps->opt->addrs) {
+        if (ps->txt.opt->addrs) {
             b[n++] = ' ';
             b[n++] = '<';
             memcpy(b + n, addr.s, addr.n);
@@ -508,7 +491,7 @@ static size_t tidy_piece(perf_parser *ps, span func, span mod, span addr, size_t
             memcpy(b + n, "_[i]", 5);
             n += 4;
         }
-    } else if (ps->opt->kernel == SPROF_PERF_KERNEL_ANNOTATE && annotate_kernel_rule(mod)) {
+    } else if (ps->txt.opt->kernel == SPROF_PERF_KERNEL_ANNOTATE && annotate_kernel_rule(mod)) {
         memcpy(b + n, "_[k]", 5);
         n += 4;
     }
@@ -549,7 +532,7 @@ static int push_plain(perf_parser *ps, span func, span mod, span addr)
             flags |= SPROF_PFRAME_UNRESOLVED;
         if (k > 0)
             flags |= SPROF_FRAME_INLINED;
-        if (push_frame(ps, sprof_text_plain_frame(ps->p, ps->name, n, modbuf, flags)) != 0)
+        if (push_frame(ps, sprof_text_plain_frame(ps->txt.p, ps->name, n, modbuf, flags)) != 0)
             return -1;
     }
     return 0;
@@ -558,7 +541,7 @@ static int push_plain(perf_parser *ps, span func, span mod, span addr)
 /* A frame of the profiled binary through the symmap: 1 resolved, 0 not. */
 static int push_resolved(perf_parser *ps, span func, span mod, span addr, int leaf)
 {
-    if (!ps->res || mod.n == 0 || !sprof_symres_is_binary(ps->res, mod.s, mod.n))
+    if (!ps->txt.res || mod.n == 0 || !sprof_symres_is_binary(ps->txt.res, mod.s, mod.n))
         return 0;
     if (contains(func, "->") || span_eq(func, "[unknown]"))
         return 0;
@@ -569,13 +552,13 @@ static int push_resolved(perf_parser *ps, span func, span mod, span addr, int le
     span_to_buf(mod, modbuf, sizeof modbuf);
     int have_link = 0;
     if (has_off) {
-        have_link = sprof_symres_symbol_addr(ps->res, sym.s, sym.n, off, &link) == 0;
+        have_link = sprof_symres_symbol_addr(ps->txt.res, sym.s, sym.n, off, &link) == 0;
     } else {
         /* No offset printed: use the address if it lies in the function
          * (link-time or dso-relative addresses), or if a page-aligned load
          * bias leaves exactly one candidate inside it. */
         uint64_t lo, hi, a;
-        if (sprof_symres_symbol_range(ps->res, sym.s, sym.n, &lo, &hi) == 0 &&
+        if (sprof_symres_symbol_range(ps->txt.res, sym.s, sym.n, &lo, &hi) == 0 &&
             parse_hex(addr, &a) == 0 && hi > lo) {
             if (a >= lo && a < hi) {
                 link = a;
@@ -594,7 +577,7 @@ static int push_resolved(perf_parser *ps, span func, span mod, span addr, int le
     if (have_link) {
         /* every frame but the leaf is a return address */
         uint32_t ids[64];
-        size_t n = sprof_symres_frames(ps->res, ps->p, link, !leaf, ps->opt->no_inline, modbuf,
+        size_t n = sprof_symres_frames(ps->txt.res, ps->txt.p, link, !leaf, ps->txt.opt->no_inline, modbuf,
                                        ids, 64);
         if (n > 0) {
             for (size_t i = 0; i < n; i++)
@@ -604,7 +587,7 @@ static int push_resolved(perf_parser *ps, span func, span mod, span addr, int le
         }
     }
     uint32_t id;
-    if (sprof_symres_function_frame(ps->res, ps->p, sym.s, sym.n, modbuf, &id))
+    if (sprof_symres_function_frame(ps->txt.res, ps->txt.p, sym.s, sym.n, modbuf, &id))
         return push_frame(ps, id) != 0 ? -1 : 1;
     return 0;
 }
@@ -663,13 +646,13 @@ static int frame_line(perf_parser *ps, const perf_frame *fr)
         /* perf's own inline frames precede the real frame at the same
          * address; with the symmap that frame expands to its full inline
          * chain, so these are only used when it does not resolve. */
-        if (ps->opt->no_inline)
+        if (ps->txt.opt->no_inline)
             return 0;
         return add_pending(ps, fr->func, fr->mod);
     }
     if (is_kernel_dso(fr->mod) || annotate_kernel_rule(fr->mod)) {
         int kernel = is_kernel_dso(fr->mod);
-        if (kernel && ps->opt->kernel == SPROF_PERF_KERNEL_DROP) {
+        if (kernel && ps->txt.opt->kernel == SPROF_PERF_KERNEL_DROP) {
             clear_pending(ps);
             return 0;
         }
@@ -712,7 +695,7 @@ static int end_sample(perf_parser *ps)
             ps->oom = 1;
             return -1;
         }
-        uint32_t root = sprof_text_plain_frame(ps->p, ps->pname, strlen(ps->pname), "",
+        uint32_t root = sprof_text_plain_frame(ps->txt.p, ps->pname, strlen(ps->pname), "",
                                                SPROF_PFRAME_SYNTHETIC);
         if (root == UINT32_MAX) {
             ps->oom = 1;
@@ -722,13 +705,13 @@ static int end_sample(perf_parser *ps)
             for (size_t i = 0; i < ps->nframes; i++)
                 st[1 + i] = ps->frames[ps->nframes - 1 - i];
             uint64_t w = ps->period ? ps->period : 1;
-            if (sprof_profile_add_stack(ps->p, st, (uint32_t)n, 1, w,
-                                        ps->opt->tid ? ps->tid : 0) != 0) {
+            if (sprof_profile_add_stack(ps->txt.p, st, (uint32_t)n, 1, w,
+                                        ps->txt.opt->tid ? ps->tid : 0) != 0) {
                 ps->oom = 1;
                 rc = -1;
             }
             ps->nsamples++;
-            ps->p->stats.samples++;
+            ps->txt.p->stats.samples++;
         }
         if (st != stackbuf)
             free(st);
@@ -760,13 +743,13 @@ static int begin_sample(perf_parser *ps, const perf_header *h)
             return 0;
         }
     }
-    if (ps->opt->ntids > 0) {
+    if (ps->txt.opt->ntids > 0) {
         int keep = 0;
-        for (size_t i = 0; i < ps->opt->ntids && !keep; i++)
-            keep = ps->opt->tids[i] == h->tid;
+        for (size_t i = 0; i < ps->txt.opt->ntids && !keep; i++)
+            keep = ps->txt.opt->tids[i] == h->tid;
         if (!keep) {
             ps->skip = 1;
-            ps->p->stats.filtered++;
+            ps->txt.p->stats.filtered++;
             return 0;
         }
     }
@@ -777,9 +760,9 @@ static int begin_sample(perf_parser *ps, const perf_header *h)
         snprintf(pidbuf, sizeof pidbuf, "%u", h->pid);
     else
         snprintf(pidbuf, sizeof pidbuf, "?");
-    if (ps->opt->tid)
+    if (ps->txt.opt->tid)
         snprintf(ids, sizeof ids, "-%s/%u", pidbuf, h->tid);
-    else if (ps->opt->pid)
+    else if (ps->txt.opt->pid)
         snprintf(ids, sizeof ids, "-%s", pidbuf);
     size_t n = h->comm.n + strlen(ids);
     char *pn = realloc(ps->pname, n + 1);
@@ -845,16 +828,8 @@ static int parse_stream(perf_parser *ps, FILE *in)
     char *line;
     size_t len;
     int r, rc = 0;
-    while ((r = sprof_line_next(&rd, &line, &len)) == 1) {
+    while ((r = sprof_text_next_line(&rd, &ps->txt.diag, &line, &len)) == 1) {
         unsigned long ln = rd.lineno;
-        if (rd.too_long) {
-            if (sprof_text_malformed(&ps->diag, ln, "line longer than %d bytes",
-                                     SPROF_PERF_MAX_LINE) != 0) {
-                rc = -1;
-                break;
-            }
-            continue;
-        }
         size_t i = 0;
         while (i < len && is_ws(line[i]))
             i++;
@@ -895,7 +870,7 @@ static int parse_stream(perf_parser *ps, FILE *in)
         }
         if (i > 0 && parse_frame(line, len, &fr)) {
             if (!ps->open) {
-                if (sprof_text_malformed(&ps->diag, ln, "frame line outside a sample") != 0) {
+                if (sprof_text_malformed(&ps->txt.diag, ln, "frame line outside a sample") != 0) {
                     rc = -1;
                     break;
                 }
@@ -907,7 +882,7 @@ static int parse_stream(perf_parser *ps, FILE *in)
             }
             if (ps->cut == 1) {
                 ps->cut = 2;
-                if (sprof_text_malformed(&ps->diag, ln, "call chain deeper than %d frames, cut",
+                if (sprof_text_malformed(&ps->txt.diag, ln, "call chain deeper than %d frames, cut",
                                          SPROF_PERF_MAX_FRAMES) != 0) {
                     rc = -1;
                     break;
@@ -917,15 +892,13 @@ static int parse_stream(perf_parser *ps, FILE *in)
         }
         if (is_srcline(line, len))
             continue;
-        if (sprof_text_malformed(&ps->diag, ln, "neither a sample header nor a frame line") != 0) {
+        if (sprof_text_malformed(&ps->txt.diag, ln, "neither a sample header nor a frame line") != 0) {
             rc = -1;
             break;
         }
     }
-    if (r < 0) {
-        snprintf(ps->diag.err, ps->diag.errlen, "%s: read error", ps->diag.name);
+    if (r < 0) /* diag.err set */
         rc = -1;
-    }
     if (rc == 0 && end_sample(ps) != 0)
         rc = -1;
     sprof_line_reader_free(&rd);
@@ -936,28 +909,19 @@ int sprof_profile_add_perf_script_stream(sprof_profile *p, FILE *in, const char 
                                          const sprof_symmap *symmap,
                                          const sprof_perf_options *opt, char *err, size_t errlen)
 {
-    static const sprof_perf_options defaults;
     perf_parser ps;
     memset(&ps, 0, sizeof ps);
-    ps.p = p;
-    ps.opt = opt ? opt : &defaults;
-    ps.diag = (sprof_text_diag){ name, ps.opt->warn, ps.opt->strict, 0, err, errlen };
-    if (symmap) {
-        ps.res = sprof_symres_new(symmap);
-        if (!ps.res) {
-            snprintf(err, errlen, "%s: out of memory", name);
-            return -1;
-        }
-    }
+    if (sprof_text_parser_init(&ps.txt, p, name, symmap, opt, err, errlen) != 0)
+        return -1;
     int rc = parse_stream(&ps, in);
     if (ps.oom) {
         snprintf(err, errlen, "%s: out of memory", name);
         rc = -1;
     }
     if (rc == 0) {
-        sprof_text_diag_finish(&ps.diag);
+        sprof_text_diag_finish(&ps.txt.diag);
         if (ps.skipped_other_event > 0)
-            fprintf(ps.opt->warn ? ps.opt->warn : stderr,
+            fprintf(ps.txt.opt->warn ? ps.txt.opt->warn : stderr,
                     "%s: note: kept only '%s' samples (the first event type); skipped %llu "
                     "samples of other events\n",
                     name, ps.event, (unsigned long long)ps.skipped_other_event);
@@ -968,31 +932,13 @@ int sprof_profile_add_perf_script_stream(sprof_profile *p, FILE *in, const char 
     free(ps.pname);
     free(ps.name);
     free(ps.event);
-    sprof_symres_free(ps.res);
+    sprof_text_parser_free(&ps.txt);
     return rc;
 }
 
 int sprof_profile_add_perf_script(sprof_profile *p, const char *path, const char *symmap_path,
                                   const sprof_perf_options *opt, char *err, size_t errlen)
 {
-    sprof_symmap *m = NULL;
-    if (symmap_path) {
-        m = sprof_symmap_open(symmap_path, err, errlen);
-        if (!m)
-            return -1;
-    }
-    int from_stdin = strcmp(path, "-") == 0;
-    FILE *in = from_stdin ? stdin : fopen(path, "r");
-    if (!in) {
-        snprintf(err, errlen, "%s: %s", path, strerror(errno));
-        sprof_symmap_close(m);
-        return -1;
-    }
-    int rc = sprof_profile_add_perf_script_stream(p, in, from_stdin ? "<stdin>" : path, m, opt,
-                                                  err, errlen);
-    if (!from_stdin)
-        fclose(in);
-    if (m)
-        sprof_symmap_close(m);
-    return rc;
+    return sprof_text_input_file(p, path, symmap_path, opt, sprof_profile_add_perf_script_stream, err,
+                                 errlen);
 }

@@ -44,6 +44,11 @@ int sprof_text_malformed(sprof_text_diag *d, unsigned long lineno, const char *f
 /* Summary of warnings not shown. */
 void sprof_text_diag_finish(sprof_text_diag *d);
 
+/* The next line to parse: a line longer than SPROF_PERF_MAX_LINE is
+ * reported through d as malformed and skipped. 1: *line and *len set;
+ * 0: end of input; -1: d->err set (read error, or strict refusal). */
+int sprof_text_next_line(sprof_line_reader *rd, sprof_text_diag *d, char **line, size_t *len);
+
 /* ---- symmap resolution ---------------------------------------------------- */
 typedef struct sprof_symres sprof_symres;
 
@@ -79,7 +84,37 @@ size_t sprof_symres_frames(const sprof_symres *r, sprof_profile *p, uint64_t add
 int sprof_symres_function_frame(const sprof_symres *r, sprof_profile *p, const char *name,
                                 size_t namelen, const char *module, uint32_t *out);
 
+/* ---- a text parser's common state ------------------------------------------ */
+typedef struct sprof_text_parser {
+    sprof_profile *p;
+    const sprof_perf_options *opt; /* the caller's, or all defaults: never NULL */
+    const sprof_symmap *m;         /* NULL without symmap */
+    sprof_symres *res;             /* m's functions by name; NULL without symmap */
+    sprof_text_diag diag;
+} sprof_text_parser;
+
+/* 0, or -1 + "name: out of memory" in err. */
+int sprof_text_parser_init(sprof_text_parser *t, sprof_profile *p, const char *name,
+                           const sprof_symmap *m, const sprof_perf_options *opt, char *err,
+                           size_t errlen);
+void sprof_text_parser_free(sprof_text_parser *t);
+
+/* ---- the input file -------------------------------------------------------- */
+/* A format's stream parser (sprof_profile_add_perf_script_stream, ...). */
+typedef int (*sprof_text_stream_parser)(sprof_profile *p, FILE *in, const char *name,
+                                        const sprof_symmap *symmap, const sprof_perf_options *opt,
+                                        char *err, size_t errlen);
+
+/* Open `path` ("-" = stdin, named "<stdin>" in messages) and `symmap_path`
+ * (may be NULL), then run `parse` over them. 0, or -1 + err. */
+int sprof_text_input_file(sprof_profile *p, const char *path, const char *symmap_path,
+                          const sprof_perf_options *opt, sprof_text_stream_parser parse, char *err,
+                          size_t errlen);
+
 /* ---- small helpers -------------------------------------------------------- */
+/* Hex digits (no 0x) -> u64; -1 if empty, more than 16 digits or not hex. */
+int sprof_text_hex(const char *s, size_t n, uint64_t *v);
+
 /* Intern a frame named `name` (copied; may be non-terminated) with no
  * symmap information. */
 uint32_t sprof_text_plain_frame(sprof_profile *p, const char *name, size_t namelen,

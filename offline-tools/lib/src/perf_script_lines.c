@@ -73,3 +73,14 @@ void sprof_text_diag_finish(sprof_text_diag *d)
                 "%s: warning: %lu malformed lines in all (%lu not shown)\n", d->name,
                 d->nmalformed, d->nmalformed - SPROF_TEXT_MAX_WARNINGS);
 }
+
+int sprof_text_next_line(sprof_line_reader *rd, sprof_text_diag *d, char **line, size_t *len)
+{
+    int r;
+    while ((r = sprof_line_next(rd, line, len)) == 1 && rd->too_long)
+        if (sprof_text_malformed(d, rd->lineno, "line longer than %d bytes", SPROF_PERF_MAX_LINE) != 0)
+            return -1;
+    if (r < 0)
+        snprintf(d->err, d->errlen, "%s: read error", d->name);
+    return r;
+}
