@@ -11,17 +11,7 @@
 #include <unistd.h>
 
 #include "elf_module.h"
-
-static int failures;
-#define CHECK(cond, ...)                                                     \
-    do {                                                                     \
-        if (!(cond)) {                                                       \
-            fprintf(stderr, "%s:%d: FAIL: ", __FILE__, __LINE__);            \
-            fprintf(stderr, __VA_ARGS__);                                    \
-            fputc('\n', stderr);                                             \
-            failures++;                                                      \
-        }                                                                    \
-    } while (0)
+#include "fold_check.h"
 
 static volatile uint64_t sink;
 
@@ -137,10 +127,5 @@ int main(void)
     }
     free(orig);
     free(buf);
-    if (failures) {
-        fprintf(stderr, "test_elf: %d failure(s)\n", failures);
-        return 1;
-    }
-    printf("test_elf: ok\n");
-    return 0;
+    return check_report("test_elf");
 }

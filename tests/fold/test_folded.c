@@ -7,17 +7,7 @@
 #include <unistd.h>
 
 #include "sprof/profile.h"
-
-static int failures;
-#define CHECK(cond, ...)                                                     \
-    do {                                                                     \
-        if (!(cond)) {                                                       \
-            fprintf(stderr, "%s:%d: FAIL: ", __FILE__, __LINE__);            \
-            fprintf(stderr, __VA_ARGS__);                                    \
-            fputc('\n', stderr);                                             \
-            failures++;                                                      \
-        }                                                                    \
-    } while (0)
+#include "fold_check.h"
 
 static char dir[64];
 
@@ -158,10 +148,5 @@ int main(void)
     snprintf(cmd, sizeof cmd, "rm -rf '%s'", dir);
     if (system(cmd) != 0)
         fprintf(stderr, "could not remove %s\n", dir);
-    if (failures) {
-        fprintf(stderr, "test_folded: %d failure(s)\n", failures);
-        return 1;
-    }
-    printf("test_folded: ok\n");
-    return 0;
+    return check_report("test_folded");
 }

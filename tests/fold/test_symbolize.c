@@ -11,17 +11,7 @@
 #include "stack_shape.h"
 #include "symbolize.h"
 #include "fixture_symmap.h"
-
-static int failures;
-#define CHECK(cond, ...)                                                     \
-    do {                                                                     \
-        if (!(cond)) {                                                       \
-            fprintf(stderr, "%s:%d: FAIL: ", __FILE__, __LINE__);            \
-            fprintf(stderr, __VA_ARGS__);                                    \
-            fputc('\n', stderr);                                             \
-            failures++;                                                      \
-        }                                                                    \
-    } while (0)
+#include "fold_check.h"
 
 #define LOAD 0x555555554000ull /* runtime address of file offset 0 */
 
@@ -158,10 +148,5 @@ int main(void)
     sprof_profile_free(&p);
     sprof_symmap_close(sm);
     free(bytes);
-    if (failures) {
-        fprintf(stderr, "test_symbolize: %d failure(s)\n", failures);
-        return 1;
-    }
-    printf("test_symbolize: ok\n");
-    return 0;
+    return check_report("test_symbolize");
 }

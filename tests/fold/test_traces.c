@@ -11,17 +11,7 @@
 #include "fixture_symmap.h"
 #include "sprof/profile.h"
 #include "trace_builder.h"
-
-static int failures;
-#define CHECK(cond, ...)                                                     \
-    do {                                                                     \
-        if (!(cond)) {                                                       \
-            fprintf(stderr, "%s:%d: FAIL: ", __FILE__, __LINE__);            \
-            fprintf(stderr, __VA_ARGS__);                                    \
-            fputc('\n', stderr);                                             \
-            failures++;                                                      \
-        }                                                                    \
-    } while (0)
+#include "fold_check.h"
 
 #define LOAD 0x555555554000ull
 #define SP 0x7ffd00010000ull
@@ -211,10 +201,5 @@ int main(void)
     unlink(t3);
     unlink(junk);
     rmdir(dir);
-    if (failures) {
-        fprintf(stderr, "test_traces: %d failure(s)\n", failures);
-        return 1;
-    }
-    printf("test_traces: ok\n");
-    return 0;
+    return check_report("test_traces");
 }

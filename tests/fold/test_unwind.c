@@ -7,17 +7,7 @@
 #include <string.h>
 
 #include "unwind.h"
-
-static int failures;
-#define CHECK(cond, ...)                                                     \
-    do {                                                                     \
-        if (!(cond)) {                                                       \
-            fprintf(stderr, "%s:%d: FAIL: ", __FILE__, __LINE__);            \
-            fprintf(stderr, __VA_ARGS__);                                    \
-            fputc('\n', stderr);                                             \
-            failures++;                                                      \
-        }                                                                    \
-    } while (0)
+#include "fold_check.h"
 
 /* A fake code layout: functions with one CFI row each. */
 typedef struct fake_fn {
@@ -277,10 +267,5 @@ int main(void)
     test_kernel_chain_without_offsets();
     test_many_candidates();
     test_bounded();
-    if (failures) {
-        fprintf(stderr, "test_unwind: %d failure(s)\n", failures);
-        return 1;
-    }
-    printf("test_unwind: ok\n");
-    return 0;
+    return check_report("test_unwind");
 }
