@@ -85,9 +85,12 @@ int sprof_symres_is_binary(const sprof_symres *r, const char *dso, size_t dsolen
     return blen > 0 && strlen(r->binary_base) == blen && memcmp(r->binary_base, b, blen) == 0;
 }
 
-/* First entry whose name equals name[0..len) (entries sorted by name). */
+/* First entry whose name equals name[0..len) (entries sorted by name);
+ * NULL if none, and for no resolver (no symmap) or an empty name. */
 static const name_entry *find_name(const sprof_symres *r, const char *name, size_t len, size_t *count)
 {
+    if (!r || len == 0)
+        return NULL;
     size_t lo = 0, hi = r->nnames;
     while (lo < hi) {
         size_t mid = lo + (hi - lo) / 2;
@@ -111,8 +114,6 @@ static const name_entry *find_name(const sprof_symres *r, const char *name, size
 int sprof_symres_symbol_addr(const sprof_symres *r, const char *name, size_t namelen, uint64_t off,
                              uint64_t *link)
 {
-    if (!r || namelen == 0)
-        return -1;
     size_t n;
     const name_entry *e = find_name(r, name, namelen, &n);
     if (!e)
@@ -133,8 +134,6 @@ int sprof_symres_symbol_addr(const sprof_symres *r, const char *name, size_t nam
 int sprof_symres_symbol_range(const sprof_symres *r, const char *name, size_t namelen,
                               uint64_t *lo, uint64_t *hi)
 {
-    if (!r || namelen == 0)
-        return -1;
     size_t n;
     const name_entry *e = find_name(r, name, namelen, &n);
     if (!e)
@@ -192,8 +191,6 @@ size_t sprof_symres_frames(const sprof_symres *r, sprof_profile *p, uint64_t add
 int sprof_symres_function_frame(const sprof_symres *r, sprof_profile *p, const char *name,
                                 size_t namelen, const char *module, uint32_t *out)
 {
-    if (!r || namelen == 0)
-        return 0;
     size_t n;
     const name_entry *e = find_name(r, name, namelen, &n);
     if (!e)
