@@ -87,8 +87,10 @@ static void fork_child(void)
         t->perf_base = t->altstack = NULL;
         t->perf_fd = -1;
         sprof_ring_free(&t->ring);
+        atomic_store(&t->freed_epoch, 0); /* the child has no sampler pass in flight */
         atomic_store(&t->state, SLOT_FREE);
     }
+    atomic_store(&g_sprof.sampler_active, 0);
     sprof_ring_free(&g_sprof.aux_ring);
     g_sprof.writer_started = g_sprof.sampler_started = 0;
     pthread_mutex_init(&g_sprof.reg_lock, NULL);
@@ -103,7 +105,7 @@ static void reset_counters(void)
     atomic_store(&g_sprof.exited_cpu_ns, 0);
     atomic_store(&g_sprof.unregistered_signals, 0);
     atomic_store(&g_sprof.aux_dropped, 0);
-    g_sprof.stop_cpu_ns = 0;
+    atomic_store(&g_sprof.stop_cpu_ns, 0);
     g_sprof.samples_written = g_sprof.samples_truncated = 0;
     g_sprof.dropped_released = g_sprof.lost_released = 0;
     sprof_maps_reset();
@@ -199,7 +201,7 @@ void sprof_after_fork_child(void)
 void sprof_stop(void)
 {
     if (!g_sprof.session) return;
-    g_sprof.stop_cpu_ns = sprof_profiled_cpu_ns();
+    atomic_store(&g_sprof.stop_cpu_ns, sprof_profiled_cpu_ns());
     atomic_store(&g_sprof.running, 0);
     sprof_sampler_stop();
     sprof_signal_uninstall();

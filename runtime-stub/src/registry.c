@@ -34,8 +34,13 @@ struct sprof_thread *sprof_thread_register(void)
     if (!atomic_load(&g_sprof.running) || sprof_self) return sprof_self;
     struct sprof_thread *t = NULL;
     pthread_mutex_lock(&g_sprof.reg_lock);
+    uint64_t epoch = atomic_load_explicit(&g_sprof.sampler_epoch, memory_order_acquire);
+    int sampler = atomic_load(&g_sprof.sampler_active);
     for (int i = 0; i < SPROF_MAX_THREADS; i++) {
         int expect = SLOT_FREE;
+        /* not while a sampler pass that saw it ACTIVE may still read it
+         * (freed_epoch: 0 = never freed, else the epoch it was freed in + 1) */
+        if (sampler && atomic_load(&g_sprof.threads[i].freed_epoch) > epoch) continue;
         if (atomic_compare_exchange_strong(&g_sprof.threads[i].state, &expect, SLOT_CLAIMED)) {
             t = &g_sprof.threads[i];
             if (i + 1 > atomic_load(&g_sprof.slots_hi)) atomic_store(&g_sprof.slots_hi, i + 1);
@@ -47,13 +52,16 @@ struct sprof_thread *sprof_thread_register(void)
 
     uint8_t *keep_scratch = t->scratch;
     uint32_t keep_cap = t->scratch_cap;
+    uint64_t keep_epoch = atomic_load(&t->freed_epoch);
     memset((char *)t + sizeof t->state, 0, sizeof *t - sizeof t->state);
+    atomic_store(&t->freed_epoch, keep_epoch);
     t->scratch = keep_scratch;
     t->scratch_cap = keep_cap;
     t->tid = (uint32_t)syscall(SYS_gettid);
     t->perf_fd = t->stat_fd = t->syscall_fd = -1;
     stack_bounds(t);
-    if (pthread_getcpuclockid(pthread_self(), &t->cpuclock) != 0) t->cpuclock = CLOCK_THREAD_CPUTIME_ID;
+    clockid_t clk;
+    t->cpuclock = pthread_getcpuclockid(pthread_self(), &clk) == 0 ? clk : CLOCK_THREAD_CPUTIME_ID;
     t->start_ns = sprof_now_ns(CLOCK_MONOTONIC);
     t->last_cpu_ns = t->cpu_start_ns = sprof_now_ns(CLOCK_THREAD_CPUTIME_ID);
     atomic_store(&t->last_wall_ns, t->start_ns);
@@ -121,5 +129,6 @@ void sprof_thread_release(struct sprof_thread *t)
     if (t->altstack) munmap(t->altstack, t->altstack_len);
     t->altstack = NULL;
     sprof_ring_free(&t->ring);
+    atomic_store(&t->freed_epoch, atomic_load_explicit(&g_sprof.sampler_epoch, memory_order_acquire) + 1);
     atomic_store(&t->state, SLOT_FREE);
 }

@@ -93,6 +93,7 @@ struct sprof_thread {
     _Atomic uint64_t lost;
     uint64_t final_cpu_ns; /* set at exit */
     uint64_t cpu_start_ns; /* thread CPU when it was registered */
+    _Atomic uint64_t freed_epoch; /* 0: never freed; else sampler_epoch + 1 when it was freed */
     int start_sent;
     char name[16];
     int stat_fd, syscall_fd; /* wall mode: /proc/self/task/TID/{stat,syscall}, sampler only */
@@ -124,7 +125,13 @@ struct sprof_globals {
     /* writer-side totals (io_lock held) */
     uint64_t samples_written, samples_truncated, dropped_released, lost_released;
     uint64_t start_mono_ns;
-    uint64_t stop_cpu_ns; /* profiled CPU when sampling stopped (0 = still running) */
+    _Atomic uint64_t stop_cpu_ns; /* profiled CPU when sampling stopped (0 = still running) */
+    /* Slot reuse vs the sampler thread: the sampler reads a slot's fields
+     * after seeing it ACTIVE, so a freed slot may only be claimed again once
+     * the sampler pass that could have seen it has ended. The sampler bumps
+     * the epoch after each pass; a slot remembers the epoch it was freed in. */
+    _Atomic uint64_t sampler_epoch;
+    _Atomic int sampler_active;
     uint32_t sig_mech_flags;
 };
 

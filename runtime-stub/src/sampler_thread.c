@@ -74,7 +74,7 @@ static struct proc_fds *proc_fds_for(int i, struct sprof_thread *t, int active)
     if (!p->tid) {
         p->tid = t->tid;
         p->stat_fd = open_task_file(t->tid, "stat");
-        p->syscall_fd = open_task_file(t->tid, "syscall");
+        p->syscall_fd = sprof_is_wall() ? open_task_file(t->tid, "syscall") : -1;
     }
     return p;
 }
@@ -103,7 +103,8 @@ static void pace_cpuclock(void)
             struct timespec ts;
             if (clock_gettime(t->cpuclock, &ts) != 0) continue;
             uint64_t cpu = (uint64_t)ts.tv_sec * 1000000000ull + (uint64_t)ts.tv_nsec;
-            if (t->pacer_next_cpu_ns == 0) t->pacer_next_cpu_ns = cpu + period;
+            /* first due point: one period of CPU after registration */
+            if (t->pacer_next_cpu_ns == 0) t->pacer_next_cpu_ns = t->cpu_start_ns + period;
             /* A due point is consumed only by a signal actually sent: one
              * still in flight (the thread was not scheduled yet) keeps the
              * debt, paid by a later wake (period/4 to period/2 later). More
@@ -128,6 +129,7 @@ static void pace_cpuclock(void)
             if (atomic_load(&t->pending) && left < period / 2) left = period / 2;
             if (left < min_left) min_left = left;
         }
+        atomic_fetch_add_explicit(&g_sprof.sampler_epoch, 1, memory_order_release); /* pass over */
         if (min_left < period / 4) min_left = period / 4;
         now = sprof_now_ns(CLOCK_MONOTONIC);
         sleep_until(now + min_left);
@@ -224,6 +226,7 @@ static void pace_wall(void)
                 offcpu_sample(t, p, rec_buf, rec_cap, copy, copy_cap);
             }
         }
+        atomic_fetch_add_explicit(&g_sprof.sampler_epoch, 1, memory_order_release); /* pass over */
     }
 out:
     free(rec_buf);
@@ -248,12 +251,16 @@ int sprof_sampler_start(void)
 {
     if (sprof_is_wall() && !g_sprof.aux_ring.buf && sprof_ring_init(&g_sprof.aux_ring, SPROF_RING_BYTES) != 0) return -1;
     atomic_store(&sampler_run, 1);
+    atomic_store(&g_sprof.sampler_active, 1);
     sigset_t all, old;
     sigfillset(&all);
     pthread_sigmask(SIG_BLOCK, &all, &old);
     int rc = sprof_real_pthread_create(&g_sprof.sampler_tid, NULL, sampler_main, NULL);
     pthread_sigmask(SIG_SETMASK, &old, NULL);
-    if (rc != 0) return -1;
+    if (rc != 0) {
+        atomic_store(&g_sprof.sampler_active, 0);
+        return -1;
+    }
     g_sprof.sampler_started = 1;
     return 0;
 }
@@ -264,4 +271,5 @@ void sprof_sampler_stop(void)
     atomic_store(&sampler_run, 0);
     pthread_join(g_sprof.sampler_tid, NULL);
     g_sprof.sampler_started = 0;
+    atomic_store(&g_sprof.sampler_active, 0);
 }

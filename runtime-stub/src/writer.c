@@ -253,7 +253,8 @@ static void emit_stats(void)
         lost += atomic_load(&t->lost);
     }
     /* after the stop, the final drain's own CPU is not profiled time */
-    uint64_t cpu = g_sprof.stop_cpu_ns ? g_sprof.stop_cpu_ns : sprof_profiled_cpu_ns();
+    uint64_t stopped = atomic_load(&g_sprof.stop_cpu_ns);
+    uint64_t cpu = stopped ? stopped : sprof_profiled_cpu_ns();
     s.samples_written = g_sprof.samples_written;
     s.samples_dropped = dropped;
     s.samples_truncated = g_sprof.samples_truncated;
