@@ -103,7 +103,8 @@ static void test_frameless_leaf(void)
     size_t n = sprof_unwind(&s, &env, pcs, 64, &info);
     uint64_t want[] = { 0x401005, 0x402010, 0x403020, 0x404030, 0x7f0000005010 };
     expect("frameless leaf", pcs, n, want, 5);
-    CHECK(info.cfi_steps == 1 && info.chain_frames == 3 && !info.used_fallback,
+    /* every frame is a CFI step, the three frame records included */
+    CHECK(info.cfi_steps == 4 && info.chain_frames == 0 && !info.used_fallback,
           "frameless leaf: steps %u chain %u fallback %d", info.cfi_steps, info.chain_frames,
           info.used_fallback);
 }
@@ -150,7 +151,7 @@ static void test_two_frameless_glibc_frames(void)
     size_t n = sprof_unwind(&s, &env, pcs, 64, &info);
     uint64_t want[] = { 0x401010, 0x7f0000002040, 0x402010, 0x403020, 0x404030, 0x7f0000005010 };
     expect("two frameless frames", pcs, n, want, 6);
-    CHECK(info.cfi_steps == 2, "two frameless frames: %u CFI steps", info.cfi_steps);
+    CHECK(info.cfi_steps == 5, "two frameless frames: %u CFI steps", info.cfi_steps);
 }
 
 static void test_fp_leaf_switches_to_chain(void)
@@ -162,8 +163,40 @@ static void test_fp_leaf_switches_to_chain(void)
     size_t n = sprof_unwind(&s, &env, pcs, 64, &info);
     uint64_t want[] = { 0x403050, 0x403020, 0x404030, 0x7f0000005010 };
     expect("fp leaf", pcs, n, want, 4);
-    CHECK(info.cfi_steps == 0 && info.chain_frames == 3, "fp leaf: steps %u chain %u",
+    CHECK(info.cfi_steps == 3 && info.chain_frames == 0, "fp leaf: steps %u chain %u",
           info.cfi_steps, info.chain_frames);
+}
+
+static void test_frameless_between_fp_frames(void)
+{
+    /* An FP leaf (like the vDSO) called by a frameless glibc function (CFA
+     * rsp+24) called by the FP function D. The chain alone goes leaf ->
+     * glibc -> main and loses D; its return address is a candidate at
+     * record 0 + 16 + 16 = sp+0x60. */
+    static uint64_t ret[3] = { 0x7f0000002040, 0x404030, 0x7f0000005010 };
+    static uint32_t off[3] = { 0x40, 0x80, 0xc0 };
+    sprof_sample_view s = base_sample(0x402050, SP + 0x40);
+    s.ret = ret;
+    s.fpoff = off;
+    uint32_t coff[] = { 0x60 };
+    uint64_t cval[] = { 0x403020 };
+    s.ncand = 1;
+    s.cand_off = coff;
+    s.cand_val = cval;
+    uint64_t pcs[64];
+    sprof_unwind_info info;
+    size_t n = sprof_unwind(&s, &env, pcs, 64, &info);
+    uint64_t want[] = { 0x402050, 0x7f0000002040, 0x403020, 0x404030, 0x7f0000005010 };
+    expect("frameless between fp frames", pcs, n, want, 5);
+    CHECK(!info.used_fallback, "frameless between fp frames: no fallback expected");
+
+    /* without that word nothing is invented: the chain resumes after the
+     * record stepped through last */
+    s.ncand = 0;
+    n = sprof_unwind(&s, &env, pcs, 64, &info);
+    uint64_t want_chain[] = { 0x402050, 0x7f0000002040, 0x404030, 0x7f0000005010 };
+    expect("frameless between fp frames, word missing", pcs, n, want_chain, 4);
+    CHECK(info.chain_frames == 2, "word missing: chain frames %u", info.chain_frames);
 }
 
 static void test_no_cfi_falls_back(void)
@@ -261,6 +294,7 @@ int main(void)
     test_glibc_leaf_pushes_rbp();
     test_two_frameless_glibc_frames();
     test_fp_leaf_switches_to_chain();
+    test_frameless_between_fp_frames();
     test_no_cfi_falls_back();
     test_unknown_word_falls_back();
     test_non_code_return_address_falls_back();

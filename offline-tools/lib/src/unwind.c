@@ -1,5 +1,9 @@
-/* Offline unwinder: CFI over recorded stack words, then the recorded
- * frame-pointer chain as soon as the unwind reaches one of its records. */
+/* Offline unwinder: CFI over recorded stack words, frame records included.
+ * Every frame is stepped with its own CFI, also above the first frame
+ * record, so a frameless function between two frame-pointer functions
+ * (libc clock_gettime calling the vDSO, qsort calling a comparator) keeps
+ * its caller: the chain alone would skip it. The recorded chain takes
+ * over where a word CFI needs was not recorded. */
 #include "unwind.h"
 
 #include <stdlib.h>
@@ -142,6 +146,18 @@ static size_t fallback(const sprof_sample_view *s, const sparse_mem *m, uint64_t
     return n;
 }
 
+/* rbp-based frame whose CFA word was not recorded: continue with the
+ * chain from the record rbp points at, if it is one. */
+static size_t emit_chain_at(const sprof_sample_view *s, const sparse_mem *m, uint64_t fp,
+                            uint64_t sp, uint64_t pc, uint64_t *pcs, size_t n, size_t max,
+                            sprof_unwind_info *info)
+{
+    for (uint32_t k = 0; k < s->nframes; k++)
+        if (m->rec[k] && m->rec[k] == fp)
+            return emit_chain(s, k, pcs, n, max, info);
+    return fallback(s, m, sp, pc, pcs, n, max, info);
+}
+
 size_t sprof_unwind(const sprof_sample_view *s, const sprof_unwind_env *env, uint64_t *pcs,
                     size_t max, sprof_unwind_info *info)
 {
@@ -162,35 +178,36 @@ size_t sprof_unwind(const sprof_sample_view *s, const sprof_unwind_env *env, uin
     }
     uint64_t pc = s->pc, sp = s->sp, fp = s->fp;
     int fp_known = 1, is_ret = 0;
+    /* index of the last frame record stepped through, -1 before any: when a
+     * later step lacks a word, the chain continues right after it (this also
+     * keeps kernel chains whose outer records have no known offset) */
+    long last_rec = -1;
     for (int step = 0; step < MAX_CFI_STEPS && n < max; step++) {
         sprof_cfi_row row;
-        if (env->cfi(env->ctx, pc - (uint64_t)is_ret, &row) != 0 || row.cfa_reg == SPROF_CFA_UNDEFINED) {
-            n = fallback(s, &m, sp, pc, pcs, n, max, info);
-            break;
+        int have_row = env->cfi(env->ctx, pc - (uint64_t)is_ret, &row) == 0 &&
+                       row.cfa_reg != SPROF_CFA_UNDEFINED;
+        uint64_t cfa = 0, ra = 0;
+        int stepped = 0;
+        if (have_row && (row.cfa_reg == SPROF_CFA_RSP || fp_known)) {
+            cfa = (row.cfa_reg == SPROF_CFA_RBP ? fp : sp) + (uint64_t)(int64_t)row.cfa_offset;
+            stepped = cfa > sp && mem_read(&m, cfa + (uint64_t)(int64_t)row.ra_offset, &ra) == 0;
         }
-        uint64_t cfa;
-        if (row.cfa_reg == SPROF_CFA_RBP) {
-            if (!fp_known) {
+        if (!stepped) {
+            if (last_rec >= 0)
+                n = emit_chain(s, (uint32_t)last_rec + 1, pcs, n, max, info);
+            else if (have_row && row.cfa_reg == SPROF_CFA_RBP && fp_known)
+                n = emit_chain_at(s, &m, fp, sp, pc, pcs, n, max, info);
+            else
                 n = fallback(s, &m, sp, pc, pcs, n, max, info);
-                break;
-            }
-            /* rbp is a recorded frame record: the chain is exact from here */
-            uint32_t k;
-            for (k = 0; k < s->nframes; k++)
-                if (m.rec[k] && m.rec[k] == fp)
-                    break;
-            if (k < s->nframes) {
-                n = emit_chain(s, k, pcs, n, max, info);
-                break;
-            }
-            cfa = fp + (uint64_t)(int64_t)row.cfa_offset;
-        } else {
-            cfa = sp + (uint64_t)(int64_t)row.cfa_offset;
-        }
-        uint64_t ra;
-        if (cfa <= sp || mem_read(&m, cfa + (uint64_t)(int64_t)row.ra_offset, &ra) != 0) {
-            n = fallback(s, &m, sp, pc, pcs, n, max, info);
             break;
+        }
+        if (row.cfa_reg == SPROF_CFA_RBP) {
+            for (uint32_t k = 0; k < s->nframes; k++) {
+                if (m.rec[k] && m.rec[k] == fp) {
+                    last_rec = (long)k;
+                    break;
+                }
+            }
         }
         if (row.rbp_saved) {
             uint64_t v;
@@ -202,7 +219,8 @@ size_t sprof_unwind(const sprof_sample_view *s, const sprof_unwind_env *env, uin
             break; /* outermost frame: the stack ends here */
         if (!env->is_code(env->ctx, ra)) {
             /* stale word or CFI that does not fit: trust the chain instead */
-            n = fallback(s, &m, sp, pc, pcs, n, max, info);
+            n = last_rec >= 0 ? emit_chain(s, (uint32_t)last_rec + 1, pcs, n, max, info)
+                              : fallback(s, &m, sp, pc, pcs, n, max, info);
             break;
         }
         pcs[n++] = ra;
