@@ -232,6 +232,8 @@ int main(int argc, char **argv)
             uint64_t off = sprof_trace_offset(t);
             int n = sprof_trace_next(t, &r, err, sizeof err);
             if (n < 0) {
+                /* stdout must not look complete: say so there too */
+                printf("# ERROR: %s\n", err);
                 fprintf(stderr, "%s\n", err);
                 rc = 1;
                 break;
