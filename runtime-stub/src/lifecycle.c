@@ -219,7 +219,8 @@ void sprof_stop(void)
     sprof_writer_finish();
 }
 
-/* Referenced by -Wl,-u,sprof_rt_link to pull the archive member in. */
+/* Made undefined by libsprof_rt.a (an ld input script: EXTERN(sprof_rt_link)),
+ * or by -Wl,-u,sprof_rt_link, to pull this member and its constructor in. */
 SPROF_EXPORT int sprof_rt_link;
 
 __attribute__((constructor)) static void sprof_ctor(void) { sprof_start(); }
