@@ -94,7 +94,7 @@ static int parse_args(fold_args *a, int argc, char **argv)
 {
     static const struct option longopts[] = {
         { "output", required_argument, NULL, 'o' },
-        SPROF_CLI_LOAD_LONGOPTS, /* here: getopt lists ambiguous prefixes in table order */
+        SPROF_CLI_LOAD_LONGOPTS, /* first, as before: getopt lists an ambiguous prefix's matches in table order */
         { "weight", required_argument, NULL, OPT_WEIGHT },
         { "c-names", no_argument, NULL, OPT_C_NAMES },
         { "lines", no_argument, NULL, OPT_LINES },
