@@ -43,8 +43,9 @@ rm -f "$out.symmap"
 link=()
 if [ "$stub" = 1 ]; then
   [ -f "$lib/libsprof_rt.a" ] || { echo "examples/build.sh: $lib/libsprof_rt.a not found" >&2; exit 1; }
-  # whole-archive: the stub starts itself from a constructor nothing references
-  link=(-Wl,--whole-archive "$lib/libsprof_rt.a" -Wl,--no-whole-archive)
+  # the plain link line, as `spinel app.rb --link libsprof_rt.a` writes it
+  # (libsprof_rt.a pulls the stub in by itself; docs/runtime.md)
+  link=("$lib/libsprof_rt.a")
 fi
 
 "$bin/sprof-cc" -std=gnu11 -O2 -g -fno-omit-frame-pointer -fPIE -pie -Wall -Wextra \
