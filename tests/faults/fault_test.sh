@@ -73,9 +73,12 @@ for t in t.*.bin; do
     samples=$((samples + s)) dropped=$((dropped + d)) truncated=$((truncated + u))
     case " $ran " in *" $m "*) ;; *) ran="${ran:+$ran,}$m" ;; esac
     grep -q '^truncated:' info || fail "$t: no truncation count"
-    # a file not closed with END must be the segv case's cut at most
+    # Every exit path closes the file with END, except a fatal signal that
+    # lands while the writer holds the file (docs/runtime.md: the handler
+    # then leaves the file as it is, readable up to the cut).
     if grep -qi 'no END' info; then
-        fail "$t: not closed cleanly (no END record)"
+        [ "$CASE" = segv ] || fail "$t: not closed cleanly (no END record)"
+        echo "note: $t has no END (the SIGSEGV hit mid-write); read up to the cut"
     fi
 done
 line="FAULT $CASE $FORM $MECH ran=${ran:-none} exit=$rc traces=$traces samples=$samples dropped=$dropped truncated=$truncated delivered=${delivered:-none}"
