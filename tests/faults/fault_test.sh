@@ -92,6 +92,12 @@ case "$CASE" in
 fork)
     [ "$traces" -eq 2 ] || fail "expected the parent's and the child's traces, got $traces"
     ;;
+fork_exec)
+    # the child execs at once: no file of its own before the exec, and the new
+    # image (same pid, same %p name) writes a clean trace, no "exists" refusal
+    [ "$traces" -eq 2 ] || fail "expected the parent's and the exec'd child's traces, got $traces"
+    grep -q 'exists' err && fail "the exec'd image found its name taken"
+    ;;
 deep)
     # 10,000 frames against a depth cap of 256: nearly every sample is cut
     [ "$truncated" -ge $((samples / 2)) ] || fail "deep stacks not counted as truncated ($truncated of $samples)"
