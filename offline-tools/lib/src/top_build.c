@@ -110,8 +110,7 @@ int sprof_top_build(sprof_top *t, const sprof_profile *p, const sprof_top_option
         t->selected += w;
         if (s->nframes == 0)
             continue;
-        const sprof_pframe *leaf = &p->frames[s->frames[s->nframes - 1]];
-        t->class_self[leaf->cost < SPROF_COST_COUNT ? leaf->cost : SPROF_COST_NATIVE] += w;
+        t->class_self[sprof_pstack_cost(p, s)] += w;
         for (uint32_t j = 0; j < s->nframes; j++) {
             uint32_t fi = s->frames[j];
             size_t row = m->of_frame[fi];

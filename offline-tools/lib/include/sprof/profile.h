@@ -119,6 +119,14 @@ typedef struct sprof_fold_format {
 } sprof_fold_format;
 int sprof_profile_write_folded(const sprof_profile *p, FILE *out, const sprof_fold_format *fmt);
 
+/* The cost class a sample is charged to, for class splits: the leaf's
+ * class, except that native code (libc malloc/free/memcpy, ...) called by
+ * the collector or allocator is gc time and called by a runtime helper is
+ * runtime time: a native leaf takes the class of its nearest non-native
+ * caller when that caller is gc or runtime. Native code called straight
+ * from Ruby code stays native. Empty stack: native. */
+uint8_t sprof_pstack_cost(const sprof_profile *p, const sprof_pstack *s);
+
 /* Name a frame as the folded output would (for views that merge by name). */
 const char *sprof_pframe_display(const sprof_pframe *f, const sprof_fold_format *fmt,
                                  char *buf, size_t buflen);
