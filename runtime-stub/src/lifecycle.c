@@ -219,6 +219,19 @@ void sprof_stop(void)
     sprof_writer_finish();
 }
 
+void sprof_before_exec(void)
+{
+    /* A vfork child shares the parent's memory: stopping "its" profiler
+     * would stop the parent's. Only the profiled process itself cleans up. */
+    if (getpid() != g_sprof.pid) return;
+    /* The image is replaced: finish this trace (END record; the new image
+     * moves it aside to <path>.pre-exec if it reuses the name), stop the
+     * sampler thread, so nothing signals us any more, then drop what it may
+     * have queued. If execve fails the process runs on unprofiled. */
+    sprof_stop();
+    sprof_signal_release_for_exec();
+}
+
 /* Made undefined by libsprof_rt.a (an ld input script: EXTERN(sprof_rt_link)),
  * or by -Wl,-u,sprof_rt_link, to pull this member and its constructor in. */
 SPROF_EXPORT int sprof_rt_link;

@@ -217,6 +217,9 @@ SPROF_HIDDEN void sprof_perf_thread_stop(struct sprof_thread *t);
 SPROF_HIDDEN uint64_t sprof_perf_drain(struct sprof_thread *t);
 SPROF_HIDDEN int sprof_signal_install(void);
 SPROF_HIDDEN void sprof_signal_uninstall(void);
+/* Before exec: drop any pending profiling signal and give the signal back
+ * its original action (the new image must not inherit either). */
+SPROF_HIDDEN void sprof_signal_release_for_exec(void);
 SPROF_HIDDEN int sprof_signal_thread_start(struct sprof_thread *t);
 SPROF_HIDDEN void sprof_signal_thread_stop(struct sprof_thread *t);
 SPROF_HIDDEN int sprof_sampler_start(void); /* pacer thread (cpuclock, wall) */
@@ -241,6 +244,8 @@ SPROF_HIDDEN uint64_t sprof_profiled_cpu_ns(void); /* CPU of profiled threads si
 /* lifecycle (init.c) */
 SPROF_HIDDEN void sprof_start(void);
 SPROF_HIDDEN void sprof_stop(void);
+/* Called by the exec wrappers (exec_interpose.c) in the process about to exec. */
+SPROF_HIDDEN void sprof_before_exec(void);
 SPROF_HIDDEN void sprof_after_fork_child(void);
 
 #endif

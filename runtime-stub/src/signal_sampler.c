@@ -150,6 +150,22 @@ void sprof_signal_uninstall(void)
      * a signal already queued must not hit SIG_DFL and kill the program. */
 }
 
+void sprof_signal_release_for_exec(void)
+{
+    if (!installed) return;
+    /* Setting SIG_IGN discards instances already pending (POSIX); a
+     * real-time signal the pacer queued just before execve would otherwise
+     * stay pending into the new image, where its action is the default:
+     * terminate. Then restore what the program had (the default, since we
+     * only take free signals), which is what exec hands on. */
+    struct sigaction ign;
+    memset(&ign, 0, sizeof ign);
+    ign.sa_handler = SIG_IGN;
+    sigaction(g_sprof.sig, &ign, NULL);
+    sigaction(g_sprof.sig, &old_prof_action, NULL);
+    installed = 0;
+}
+
 int sprof_signal_thread_start(struct sprof_thread *t)
 {
     /* Our own alternate stack if the thread has none: the walk needs a few
