@@ -83,15 +83,24 @@ static size_t count_args(const char *arg0, va_list ap)
     return n;
 }
 
+/* argv[0..n-1] from arg0 and the list, argv[n] = NULL; also consumes the
+ * NULL that ends the list, so execle can read envp after it (arg0 is
+ * declared nonnull). */
+static void gather_args(char **argv, size_t n, const char *arg0, va_list *ap)
+{
+    argv[0] = (char *)arg0;
+    for (size_t i = 1; i < n; i++) argv[i] = va_arg(*ap, char *);
+    argv[n] = NULL;
+    (void)va_arg(*ap, char *);
+}
+
 SPROF_EXPORT int execl(const char *path, const char *arg0, ...)
 {
     va_list ap;
     va_start(ap, arg0);
     size_t n = count_args(arg0, ap);
     char *argv[n + 1];
-    argv[0] = (char *)arg0;
-    for (size_t i = 1; i < n; i++) argv[i] = va_arg(ap, char *);
-    argv[n] = NULL;
+    gather_args(argv, n, arg0, &ap);
     va_end(ap);
     return execv(path, argv);
 }
@@ -102,9 +111,7 @@ SPROF_EXPORT int execlp(const char *file, const char *arg0, ...)
     va_start(ap, arg0);
     size_t n = count_args(arg0, ap);
     char *argv[n + 1];
-    argv[0] = (char *)arg0;
-    for (size_t i = 1; i < n; i++) argv[i] = va_arg(ap, char *);
-    argv[n] = NULL;
+    gather_args(argv, n, arg0, &ap);
     va_end(ap);
     return execvp(file, argv);
 }
@@ -115,10 +122,7 @@ SPROF_EXPORT int execle(const char *path, const char *arg0, ...)
     va_start(ap, arg0);
     size_t n = count_args(arg0, ap);
     char *argv[n + 1];
-    argv[0] = (char *)arg0;
-    for (size_t i = 1; i < n; i++) argv[i] = va_arg(ap, char *);
-    argv[n] = NULL;
-    (void)va_arg(ap, char *); /* the NULL ending the list (arg0 is declared nonnull) */
+    gather_args(argv, n, arg0, &ap);
     char *const *envp = va_arg(ap, char *const *);
     va_end(ap);
     return execve(path, argv, envp);

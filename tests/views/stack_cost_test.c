@@ -5,17 +5,7 @@
 #include <string.h>
 
 #include "sprof/profile.h"
-
-static int failures;
-#define CHECK(cond, ...)                                                      \
-    do {                                                                      \
-        if (!(cond)) {                                                        \
-            fprintf(stderr, "%s:%d: FAIL: ", __FILE__, __LINE__);             \
-            fprintf(stderr, __VA_ARGS__);                                     \
-            fputc('\n', stderr);                                              \
-            failures++;                                                       \
-        }                                                                     \
-    } while (0)
+#include "fold_check.h" /* CHECK and check_report, shared with the fold unit tests */
 
 static uint32_t frame(sprof_profile *p, const char *name, uint8_t cost)
 {
@@ -65,8 +55,5 @@ int main(void)
     CHECK(cost_of(&p, NULL, 0) == SPROF_COST_NATIVE, "empty stack is native");
 
     sprof_profile_free(&p);
-    if (failures)
-        return 1;
-    printf("ok: stack cost classes\n");
-    return 0;
+    return check_report("stack cost classes");
 }
