@@ -77,6 +77,13 @@ static sprof_sample_view base_sample(uint64_t pc, uint64_t fp)
     return s;
 }
 
+static void set_cands(sprof_sample_view *s, const uint32_t *off, const uint64_t *val, uint32_t n)
+{
+    s->ncand = n;
+    s->cand_off = off;
+    s->cand_val = val;
+}
+
 static void expect(const char *what, const uint64_t *got, size_t n, const uint64_t *want, size_t wn)
 {
     int same = n == wn;
@@ -95,9 +102,7 @@ static void test_frameless_leaf(void)
     sprof_sample_view s = base_sample(0x401005, SP + 0x40);
     uint32_t coff[] = { 0 };
     uint64_t cval[] = { 0x402010 };
-    s.ncand = 1;
-    s.cand_off = coff;
-    s.cand_val = cval;
+    set_cands(&s, coff, cval, 1);
     uint64_t pcs[64];
     sprof_unwind_info info;
     size_t n = sprof_unwind(&s, &env, pcs, 64, &info);
@@ -116,9 +121,7 @@ static void test_glibc_leaf_pushes_rbp(void)
     sprof_sample_view s = base_sample(0x7f0000001010, 0x1234);
     uint32_t coff[] = { 0, 8 };
     uint64_t cval[] = { SP + 0x40, 0x402010 };
-    s.ncand = 2;
-    s.cand_off = coff;
-    s.cand_val = cval;
+    set_cands(&s, coff, cval, 2);
     uint64_t pcs[64];
     sprof_unwind_info info;
     size_t n = sprof_unwind(&s, &env, pcs, 64, &info);
@@ -128,9 +131,7 @@ static void test_glibc_leaf_pushes_rbp(void)
 
     /* same, but the saved rbp word was not recorded: the caller's rbp is
      * unknown, so the chain is taken from the first record above sp */
-    s.ncand = 1;
-    s.cand_off = coff + 1;
-    s.cand_val = cval + 1;
+    set_cands(&s, coff + 1, cval + 1, 1);
     n = sprof_unwind(&s, &env, pcs, 64, &info);
     expect("glibc leaf, saved rbp unknown", pcs, n, want, 5);
     CHECK(info.used_fallback, "glibc leaf without saved rbp: expected the fallback");
@@ -143,9 +144,7 @@ static void test_two_frameless_glibc_frames(void)
     sprof_sample_view s = base_sample(0x401010, SP + 0x40);
     uint32_t coff[] = { 0, 0x10, 0x18 };
     uint64_t cval[] = { 0x7f0000002040, 0x401099 /* stale code pointer, unused */, 0x402010 };
-    s.ncand = 3;
-    s.cand_off = coff;
-    s.cand_val = cval;
+    set_cands(&s, coff, cval, 3);
     uint64_t pcs[64];
     sprof_unwind_info info;
     size_t n = sprof_unwind(&s, &env, pcs, 64, &info);
@@ -180,9 +179,7 @@ static void test_frameless_between_fp_frames(void)
     s.fpoff = off;
     uint32_t coff[] = { 0x60 };
     uint64_t cval[] = { 0x403020 };
-    s.ncand = 1;
-    s.cand_off = coff;
-    s.cand_val = cval;
+    set_cands(&s, coff, cval, 1);
     uint64_t pcs[64];
     sprof_unwind_info info;
     size_t n = sprof_unwind(&s, &env, pcs, 64, &info);
@@ -228,9 +225,7 @@ static void test_non_code_return_address_falls_back(void)
     sprof_sample_view s = base_sample(0x401005, SP + 0x40);
     uint32_t coff[] = { 0 };
     uint64_t cval[] = { SP + 0x200 };
-    s.ncand = 1;
-    s.cand_off = coff;
-    s.cand_val = cval;
+    set_cands(&s, coff, cval, 1);
     uint64_t pcs[64];
     sprof_unwind_info info;
     size_t n = sprof_unwind(&s, &env, pcs, 64, &info);
@@ -266,9 +261,7 @@ static void test_many_candidates(void)
     cval[99] = 0x402010;
     coff[98] = 0x48;       /* clashes with record 0's return slot */
     cval[98] = 0x406050;
-    s.ncand = 100;
-    s.cand_off = coff;
-    s.cand_val = cval;
+    set_cands(&s, coff, cval, 100);
     uint64_t pcs[64];
     size_t n = sprof_unwind(&s, &env, pcs, 64, NULL);
     uint64_t want[] = { 0x401005, 0x402010, 0x403020, 0x404030, 0x7f0000005010 };
@@ -280,9 +273,7 @@ static void test_bounded(void)
     sprof_sample_view s = base_sample(0x401005, SP + 0x40);
     uint32_t coff[] = { 0 };
     uint64_t cval[] = { 0x402010 };
-    s.ncand = 1;
-    s.cand_off = coff;
-    s.cand_val = cval;
+    set_cands(&s, coff, cval, 1);
     uint64_t pcs[3];
     size_t n = sprof_unwind(&s, &env, pcs, 3, NULL);
     CHECK(n == 3, "bounded: %zu frames for max 3", n);

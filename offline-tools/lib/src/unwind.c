@@ -146,16 +146,24 @@ static size_t fallback(const sprof_sample_view *s, const sparse_mem *m, uint64_t
     return n;
 }
 
+/* Index of the recorded frame record at address `addr`, -1 if none. */
+static long record_at(const sprof_sample_view *s, const sparse_mem *m, uint64_t addr)
+{
+    for (uint32_t k = 0; k < s->nframes; k++)
+        if (m->rec[k] && m->rec[k] == addr)
+            return (long)k;
+    return -1;
+}
+
 /* rbp-based frame whose CFA word was not recorded: continue with the
  * chain from the record rbp points at, if it is one. */
 static size_t emit_chain_at(const sprof_sample_view *s, const sparse_mem *m, uint64_t fp,
                             uint64_t sp, uint64_t pc, uint64_t *pcs, size_t n, size_t max,
                             sprof_unwind_info *info)
 {
-    for (uint32_t k = 0; k < s->nframes; k++)
-        if (m->rec[k] && m->rec[k] == fp)
-            return emit_chain(s, k, pcs, n, max, info);
-    return fallback(s, m, sp, pc, pcs, n, max, info);
+    long k = record_at(s, m, fp);
+    return k >= 0 ? emit_chain(s, (uint32_t)k, pcs, n, max, info)
+                  : fallback(s, m, sp, pc, pcs, n, max, info);
 }
 
 size_t sprof_unwind(const sprof_sample_view *s, const sprof_unwind_env *env, uint64_t *pcs,
@@ -202,12 +210,9 @@ size_t sprof_unwind(const sprof_sample_view *s, const sprof_unwind_env *env, uin
             break;
         }
         if (row.cfa_reg == SPROF_CFA_RBP) {
-            for (uint32_t k = 0; k < s->nframes; k++) {
-                if (m.rec[k] && m.rec[k] == fp) {
-                    last_rec = (long)k;
-                    break;
-                }
-            }
+            long k = record_at(s, &m, fp);
+            if (k >= 0)
+                last_rec = k;
         }
         if (row.rbp_saved) {
             uint64_t v;
