@@ -25,16 +25,11 @@ static void *next_symbol(const char *name)
     return f;
 }
 
-static void before_exec(void)
-{
-    if (g_sprof.session) sprof_before_exec();
-}
-
 SPROF_EXPORT int execve(const char *path, char *const argv[], char *const envp[])
 {
     execve_fn f = (execve_fn)next_symbol("execve");
     if (!f) return -1;
-    before_exec();
+    sprof_before_exec();
     return f(path, argv, envp);
 }
 
@@ -42,7 +37,7 @@ SPROF_EXPORT int execvpe(const char *file, char *const argv[], char *const envp[
 {
     execve_fn f = (execve_fn)next_symbol("execvpe");
     if (!f) return -1;
-    before_exec();
+    sprof_before_exec();
     return f(file, argv, envp);
 }
 
@@ -50,7 +45,7 @@ SPROF_EXPORT int execv(const char *path, char *const argv[])
 {
     execv_fn f = (execv_fn)next_symbol("execv");
     if (!f) return -1;
-    before_exec();
+    sprof_before_exec();
     return f(path, argv);
 }
 
@@ -58,7 +53,7 @@ SPROF_EXPORT int execvp(const char *file, char *const argv[])
 {
     execv_fn f = (execv_fn)next_symbol("execvp");
     if (!f) return -1;
-    before_exec();
+    sprof_before_exec();
     return f(file, argv);
 }
 
@@ -66,7 +61,7 @@ SPROF_EXPORT int fexecve(int fd, char *const argv[], char *const envp[])
 {
     fexecve_fn f = (fexecve_fn)next_symbol("fexecve");
     if (!f) return -1;
-    before_exec();
+    sprof_before_exec();
     return f(fd, argv, envp);
 }
 

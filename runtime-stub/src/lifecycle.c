@@ -221,8 +221,11 @@ void sprof_stop(void)
 
 void sprof_before_exec(void)
 {
-    /* A vfork child shares the parent's memory: stopping "its" profiler
-     * would stop the parent's. Only the profiled process itself cleans up. */
+    /* Only the profiled process itself cleans up: a vfork child shares the
+     * parent's memory (stopping "its" profiler would stop the parent's), and
+     * a process that never profiled has no pid recorded. Everything below
+     * is a no-op when there is nothing to stop or release; the signal is
+     * released even after a stop, since a stop leaves the handler in place. */
     if (getpid() != g_sprof.pid) return;
     /* The image is replaced: finish this trace (END record; the new image
      * moves it aside to <path>.pre-exec if it reuses the name), stop the
