@@ -36,7 +36,7 @@ static void parse_suffix(const char *name, size_t *len, uint8_t *cost, uint16_t 
 }
 
 static int parse_line(sprof_profile *p, const char *path, size_t lineno, char *line, size_t len,
-                      uint32_t *frames, char *err, size_t errlen)
+                      uint32_t *frames, size_t frames_cap, char *err, size_t errlen)
 {
     while (len && (line[len - 1] == '\n' || line[len - 1] == '\r'))
         line[--len] = '\0';
@@ -85,8 +85,8 @@ static int parse_line(sprof_profile *p, const char *path, size_t lineno, char *l
             snprintf(err, errlen, "%s:%zu: empty frame name", path, lineno);
             return -1;
         }
-        if (n == MAX_FOLDED_FRAMES) {
-            snprintf(err, errlen, "%s:%zu: more than %d frames", path, lineno, MAX_FOLDED_FRAMES);
+        if (n == frames_cap) { /* frames_cap < MAX_FOLDED_FRAMES only for lines too short to reach it */
+            snprintf(err, errlen, "%s:%zu: more than %zu frames", path, lineno, frames_cap);
             return -1;
         }
         uint8_t cost;
@@ -111,25 +111,36 @@ static int parse_line(sprof_profile *p, const char *path, size_t lineno, char *l
     return 0;
 }
 
-int sprof_profile_add_folded(sprof_profile *p, const char *path, char *err, size_t errlen)
+int sprof_profile_add_folded_stream(sprof_profile *p, FILE *f, const char *path,
+                                    char *err, size_t errlen)
 {
-    FILE *f = fopen(path, "r");
-    if (!f) {
-        snprintf(err, errlen, "%s: %s", path, strerror(errno));
-        return -1;
-    }
-    uint32_t *frames = malloc(MAX_FOLDED_FRAMES * sizeof *frames);
+    /* Frame ids of one line: a line of L bytes has at most L/2 + 1 frames,
+     * so the array grows with the longest line instead of starting at the cap. */
+    uint32_t *frames = NULL;
+    size_t frames_cap = 0;
     char *line = NULL;
     size_t cap = 0, lineno = 0;
     ssize_t got;
     int rc = 0;
-    if (!frames) {
-        snprintf(err, errlen, "%s: out of memory", path);
-        rc = -1;
-    }
     while (rc == 0 && (got = getline(&line, &cap, f)) >= 0) {
         lineno++;
-        rc = parse_line(p, path, lineno, line, (size_t)got, frames, err, errlen);
+        size_t need = (size_t)got / 2 + 1;
+        if (need > MAX_FOLDED_FRAMES)
+            need = MAX_FOLDED_FRAMES;
+        if (need > frames_cap) {
+            size_t grow = frames_cap * 2 > need ? frames_cap * 2 : need;
+            if (grow > MAX_FOLDED_FRAMES)
+                grow = MAX_FOLDED_FRAMES;
+            uint32_t *bigger = realloc(frames, grow * sizeof *frames);
+            if (!bigger) {
+                snprintf(err, errlen, "%s: out of memory", path);
+                rc = -1;
+                break;
+            }
+            frames = bigger;
+            frames_cap = grow;
+        }
+        rc = parse_line(p, path, lineno, line, (size_t)got, frames, frames_cap, err, errlen);
     }
     if (rc == 0 && ferror(f)) {
         snprintf(err, errlen, "%s: read error", path);
@@ -137,6 +148,17 @@ int sprof_profile_add_folded(sprof_profile *p, const char *path, char *err, size
     }
     free(line);
     free(frames);
+    return rc;
+}
+
+int sprof_profile_add_folded(sprof_profile *p, const char *path, char *err, size_t errlen)
+{
+    FILE *f = fopen(path, "r");
+    if (!f) {
+        snprintf(err, errlen, "%s: %s", path, strerror(errno));
+        return -1;
+    }
+    int rc = sprof_profile_add_folded_stream(p, f, path, err, errlen);
     fclose(f);
     return rc;
 }

@@ -102,6 +102,9 @@ int sprof_profile_add_traces(sprof_profile *p, const char *const *trace_paths, s
  * as written; a trailing "_[k]"-style class suffix is parsed back into the
  * cost class. 0, or -1 + err naming the file and line. */
 int sprof_profile_add_folded(sprof_profile *p, const char *path, char *err, size_t errlen);
+/* The same from an open stream; `path` only names it in errors. */
+int sprof_profile_add_folded_stream(sprof_profile *p, FILE *f, const char *path,
+                                    char *err, size_t errlen);
 
 /* Low-level building blocks for parsers (perf script, alloc reports, tests).
  * Intern a frame (strings copied) and add `samples`/`cpu_ns` to the stack
