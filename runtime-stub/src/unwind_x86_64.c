@@ -167,6 +167,50 @@ static uint32_t collect_candidates(struct sprof_walk_mem *m, uint64_t sp, uint64
     return n;
 }
 
+#if defined(__x86_64__)
+/* Length of an indirect near call "ff /2" whose ModRM byte is at p[0]
+ * (opcode before it); 0 if p[0] does not encode call r/m64. */
+static unsigned ff_call_len(const uint8_t *p)
+{
+    unsigned mod = p[0] >> 6, reg = (p[0] >> 3) & 7, rm = p[0] & 7;
+    if (reg != 2) return 0;
+    if (mod == 3) return 2;
+    unsigned len = 2;
+    if (rm == 4) { /* SIB */
+        len++;
+        if (mod == 0 && (p[1] & 7) == 5) len += 4;
+    } else if (mod == 0 && rm == 5) {
+        len += 4; /* rip-relative */
+    }
+    if (mod == 1) len += 1;
+    if (mod == 2) len += 4;
+    return len;
+}
+#endif
+
+/* Is ret preceded by a call instruction? A return address always is; a
+ * code pointer that merely sits on the stack (main's address, kept by
+ * __libc_start_call_main; a callback) usually is not. Used only to vet
+ * frame records found by scanning. Code is readable where it is executable. */
+static int follows_call(uint64_t ret)
+{
+#if defined(__x86_64__)
+    if (ret < 16 || !sprof_is_exec(ret - 16) || !sprof_is_exec(ret - 1)) return 1; /* cannot tell */
+    const uint8_t *c = (const uint8_t *)ret;
+    if (c[-5] == 0xe8) return 1; /* call rel32 */
+    for (unsigned k = 2; k <= 8; k++) {
+        /* ff /2 with or without a REX prefix */
+        if (c[-(int)k] == 0xff && ff_call_len(c - k + 1) == k) return 1;
+        if (k >= 3 && (c[-(int)k] & 0xf0) == 0x40 && c[-(int)k + 1] == 0xff && ff_call_len(c - k + 2) == k - 1)
+            return 1;
+    }
+    return 0;
+#else
+    (void)ret;
+    return 1;
+#endif
+}
+
 /* Find the first frame record: rbp if it is one, else scan up from sp. */
 static uint64_t first_record(struct sprof_walk_mem *m, uint64_t sp, uint64_t fp, uint32_t *flags)
 {
@@ -177,7 +221,7 @@ static uint64_t first_record(struct sprof_walk_mem *m, uint64_t sp, uint64_t fp,
     for (uint64_t a = (sp + 7) & ~7ull; a + 16 <= end; a += 8) {
         if (!mem_read(m, a, &next)) break;
         if (next != 0 && !next_is_record_link(m, a, next)) continue;
-        if (frame_record(m, a, &next, &ret)) {
+        if (frame_record(m, a, &next, &ret) && follows_call(ret)) {
             *flags |= SPROF_SAMPLE_FP_SCANNED;
             return a;
         }

@@ -3,7 +3,7 @@
  *     0x1110-0x1130 sp_Baz_qux "Baz#qux" called at app.rb:12, and
  *     0x1130-0x1138 sp_gc_cleanup (GC-root helper) at app.rb:12
  *   0x1300-0x1400 main; 0x1400 _fiber_body_1 "block in Foo#bar";
- *   0x1480 sp_fiber_trampoline; 0x14c0 __start_context;
+ *   0x1480-0x14b0 sp_fiber_trampoline; 0x14c0 __start_context (a gap before it);
  *   0x1500-0x1540 sp_Foo_leaf "Foo#leaf", a frameless leaf (CFA = rsp+8)
  * One PT_LOAD: vaddr 0x1000 = file offset 0x1000. CFI: CFA = rbp+16 over
  * 0x1100-0x1500 (frame-pointer code). */
@@ -42,7 +42,7 @@ static sprof_symmap *build(uint8_t **bytes, const char *path)
     sprof_symmap_writer_add_function(w, 0x1400, 0x1480, &body);
     sprof_symmap_names tramp = { "sp_fiber_trampoline", "sp_fiber_trampoline", "", 0,
                                  SPROF_KIND_RUNTIME, SPROF_COST_RUNTIME, 0 };
-    sprof_symmap_writer_add_function(w, 0x1480, 0x14c0, &tramp);
+    sprof_symmap_writer_add_function(w, 0x1480, 0x14b0, &tramp);
     sprof_symmap_names sc = { "__start_context", "__start_context", "", 0, SPROF_KIND_NATIVE,
                               SPROF_COST_NATIVE, 0 };
     sprof_symmap_writer_add_function(w, 0x14c0, 0x1500, &sc);

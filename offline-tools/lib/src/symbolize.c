@@ -69,6 +69,16 @@ int sprof_link_address(const sprof_symmap *symmap, const sprof_map_entry *me, ui
     return elf ? sprof_elf_offset_to_vaddr(elf, off, vaddr) : -1;
 }
 
+/* Functions whose first byte is found where a return address belongs:
+ * makecontext leaves __start_context there for a fiber's entry function to
+ * return to, and a signal frame's return address is __restore_rt. Any other
+ * function's entry in that place is a stale word a stack scan picked up
+ * (a pointer to main kept by __libc_start_call_main, say), not a caller. */
+static int is_entry_trampoline(const char *name)
+{
+    return strcmp(name, "__start_context") == 0 || strcmp(name, "__restore_rt") == 0;
+}
+
 static uint32_t resolve(sprof_symbolizer *s, const sprof_map_entry *me, uint64_t pc, int is_return,
                         uint32_t *out)
 {
@@ -92,10 +102,13 @@ static uint32_t resolve(sprof_symbolizer *s, const sprof_map_entry *me, uint64_t
     if (have_vaddr && mod->is_main && s->symmap) {
         sprof_frame fr[MAX_INLINE_DEPTH];
         size_t k = sprof_symmap_lookup(s->symmap, look, fr, MAX_INLINE_DEPTH);
-        /* a "return address" at a function's first byte was not pushed by a
-         * call (makecontext's __start_context, signal frames): use pc itself */
-        if (k == 0 && is_return)
+        /* a "return address" at a function's first byte was not pushed by
+         * a call: only the entry trampolines are reached that way */
+        if (k == 0 && is_return) {
             k = sprof_symmap_lookup(s->symmap, vaddr, fr, MAX_INLINE_DEPTH);
+            if (k > 0 && !is_entry_trampoline(fr[k - 1].c_name))
+                k = 0;
+        }
         if (k > MAX_INLINE_DEPTH)
             k = MAX_INLINE_DEPTH;
         uint32_t n = 0;
@@ -118,8 +131,11 @@ static uint32_t resolve(sprof_symbolizer *s, const sprof_map_entry *me, uint64_t
     uint64_t elf_vaddr;
     if (elf && sprof_elf_offset_to_vaddr(elf, off, &elf_vaddr) == 0) {
         const sprof_elf_symbol *sym = sprof_elf_symbol_at(elf, elf_vaddr - (uint64_t)(is_return ? 1 : 0));
-        if (!sym && is_return)
+        if (!sym && is_return) {
             sym = sprof_elf_symbol_at(elf, elf_vaddr);
+            if (sym && !is_entry_trampoline(sym->name))
+                sym = NULL;
+        }
         if (sym) {
             sprof_pframe f = { .name = sym->name, .c_name = sym->name, .file = "",
                                .module = mod->path, .kind = SPROF_KIND_NATIVE,
