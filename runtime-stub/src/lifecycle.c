@@ -235,6 +235,18 @@ void sprof_before_exec(void)
     sprof_signal_release_for_exec();
 }
 
+void sprof_before_exit(void)
+{
+    /* As for exec, only the profiled process itself: a vfork child's _exit
+     * must leave the parent's profile running. No joins (the other threads
+     * end with the process) and no unbounded wait: _exit may be called from
+     * a signal handler. */
+    if (getpid() != g_sprof.pid || !g_sprof.session) return;
+    atomic_store(&g_sprof.stop_cpu_ns, sprof_profiled_cpu_ns());
+    atomic_store(&g_sprof.running, 0);
+    sprof_exit_flush();
+}
+
 /* Made undefined by libsprof_rt.a (an ld input script: EXTERN(sprof_rt_link)),
  * or by -Wl,-u,sprof_rt_link, to pull this member and its constructor in. */
 SPROF_EXPORT int sprof_rt_link;

@@ -216,6 +216,15 @@ static void adjust_period(struct sprof_thread *t)
 }
 
 /* Writer thread (io_lock held). Returns the number of records consumed. */
+uint32_t sprof_perf_fill_256(const struct sprof_thread *t)
+{
+    if (!t->perf_base) return 0;
+    const struct perf_event_mmap_page *pg = t->perf_base;
+    uint64_t size = t->perf_len - (uint64_t)sysconf(_SC_PAGESIZE);
+    uint64_t used = __atomic_load_n(&pg->data_head, __ATOMIC_ACQUIRE) - pg->data_tail;
+    return size ? (uint32_t)(used * 256 / size) : 0;
+}
+
 uint64_t sprof_perf_drain(struct sprof_thread *t)
 {
     if (!t->perf_base) return 0;

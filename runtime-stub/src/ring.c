@@ -50,6 +50,14 @@ void sprof_ring_commit(struct sprof_ring *r, uint32_t len)
     atomic_store_explicit(&r->head, head + len, memory_order_release);
 }
 
+uint32_t sprof_ring_fill_256(const struct sprof_ring *r)
+{
+    if (!r->buf) return 0;
+    uint64_t used = atomic_load_explicit(&r->head, memory_order_acquire) -
+                    atomic_load_explicit(&r->tail, memory_order_relaxed);
+    return (uint32_t)(used * 256 / r->cap);
+}
+
 uint64_t sprof_ring_drain(struct sprof_ring *r, void (*fn)(const void *rec, uint32_t len))
 {
     if (!r->buf) return 0;

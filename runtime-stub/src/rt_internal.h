@@ -170,6 +170,8 @@ SPROF_HIDDEN void *sprof_ring_reserve(struct sprof_ring *r, uint32_t len);
 SPROF_HIDDEN void sprof_ring_commit(struct sprof_ring *r, uint32_t len);
 /* Consumer: call fn for each record; returns records consumed. */
 SPROF_HIDDEN uint64_t sprof_ring_drain(struct sprof_ring *r, void (*fn)(const void *rec, uint32_t len));
+/* Consumer: how full the ring is, in 256ths of its capacity. */
+SPROF_HIDDEN uint32_t sprof_ring_fill_256(const struct sprof_ring *r);
 
 /* exec_table.c: executable ranges, lock-free for readers */
 SPROF_HIDDEN int sprof_is_exec(uint64_t addr);
@@ -215,6 +217,7 @@ SPROF_HIDDEN int sprof_perf_probe(void);                /* can this process use 
 SPROF_HIDDEN int sprof_perf_thread_start(struct sprof_thread *t);
 SPROF_HIDDEN void sprof_perf_thread_stop(struct sprof_thread *t);
 SPROF_HIDDEN uint64_t sprof_perf_drain(struct sprof_thread *t);
+SPROF_HIDDEN uint32_t sprof_perf_fill_256(const struct sprof_thread *t); /* as sprof_ring_fill_256 */
 SPROF_HIDDEN int sprof_signal_install(void);
 SPROF_HIDDEN void sprof_signal_uninstall(void);
 /* Before exec: drop any pending profiling signal and give the signal back
@@ -239,6 +242,7 @@ SPROF_HIDDEN int sprof_io_trylock(void);
 SPROF_HIDDEN void sprof_io_lock(void);
 SPROF_HIDDEN void sprof_io_unlock(void);
 SPROF_HIDDEN void sprof_fatal_flush(void);
+SPROF_HIDDEN void sprof_exit_flush(void);
 SPROF_HIDDEN uint64_t sprof_profiled_cpu_ns(void); /* CPU of profiled threads since registration */
 
 /* lifecycle (init.c) */
@@ -246,6 +250,8 @@ SPROF_HIDDEN void sprof_start(void);
 SPROF_HIDDEN void sprof_stop(void);
 /* Called by the exec wrappers (exec_interpose.c) in the process about to exec. */
 SPROF_HIDDEN void sprof_before_exec(void);
+/* Called by the _exit wrappers (exit_interpose.c); async-signal-safe. */
+SPROF_HIDDEN void sprof_before_exit(void);
 SPROF_HIDDEN void sprof_after_fork_child(void);
 
 #endif

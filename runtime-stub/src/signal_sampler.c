@@ -89,6 +89,14 @@ out:
     errno = saved_errno;
 }
 
+/* Is our own handler the one on `sig`? A forked child inherits it from the
+ * parent's session; that signal is ours to use, not the program's. */
+static int our_handler_on(int sig)
+{
+    struct sigaction cur;
+    return sigaction(sig, NULL, &cur) == 0 && (cur.sa_flags & SA_SIGINFO) && cur.sa_sigaction == on_prof_signal;
+}
+
 /* Choose the signal: SIGPROF for ITIMER_PROF (the kernel's choice); for the
  * others a real-time signal nobody handles, so a program that installs its
  * own SIGPROF handler later is never disturbed by ours. */
@@ -97,7 +105,8 @@ static int pick_signal(void)
     struct sigaction cur;
     if (g_sprof.mech == SPROF_MECH_ITIMER) {
         sigaction(SIGPROF, NULL, &cur);
-        if ((cur.sa_flags & SA_SIGINFO) || (cur.sa_handler != SIG_DFL && cur.sa_handler != SIG_IGN)) {
+        if (!our_handler_on(SIGPROF) &&
+            ((cur.sa_flags & SA_SIGINFO) || (cur.sa_handler != SIG_DFL && cur.sa_handler != SIG_IGN))) {
             sprof_warn("the program already handles SIGPROF; ITIMER_PROF cannot be used, "
                        "falling back to the cpuclock mechanism");
             g_sprof.mech = SPROF_MECH_CPUCLOCK_PACED;
@@ -107,7 +116,7 @@ static int pick_signal(void)
     }
     for (int s = SIGRTMIN + 6; s <= SIGRTMAX - 2; s++) {
         sigaction(s, NULL, &cur);
-        if (!(cur.sa_flags & SA_SIGINFO) && cur.sa_handler == SIG_DFL) return s;
+        if ((!(cur.sa_flags & SA_SIGINFO) && cur.sa_handler == SIG_DFL) || our_handler_on(s)) return s;
         if (s == SIGRTMIN + 6) sprof_warn("signal %d already has a handler; choosing another", s);
     }
     return 0;
@@ -120,13 +129,17 @@ int sprof_signal_install(void)
         sprof_warn("no free signal for sampling; running unprofiled");
         return -1;
     }
-    struct sigaction sa;
-    memset(&sa, 0, sizeof sa);
-    sa.sa_sigaction = on_prof_signal;
-    sa.sa_flags = SA_SIGINFO | SA_RESTART | SA_ONSTACK;
-    sigfillset(&sa.sa_mask); /* nothing nests into the walk */
-    if (sigaction(g_sprof.sig, &sa, &old_prof_action) != 0) return -1;
-    installed = 1;
+    /* A forked child that profiles finds the parent's handler already in
+     * place: it keeps it, and what it replaced, for release_for_exec. */
+    if (!(installed && our_handler_on(g_sprof.sig))) {
+        struct sigaction sa;
+        memset(&sa, 0, sizeof sa);
+        sa.sa_sigaction = on_prof_signal;
+        sa.sa_flags = SA_SIGINFO | SA_RESTART | SA_ONSTACK;
+        sigfillset(&sa.sa_mask); /* nothing nests into the walk */
+        if (sigaction(g_sprof.sig, &sa, &old_prof_action) != 0) return -1;
+        installed = 1;
+    }
     if (g_sprof.mech == SPROF_MECH_ITIMER) {
         struct itimerval it;
         it.it_interval.tv_sec = (time_t)(g_sprof.period_ns / 1000000000ull);

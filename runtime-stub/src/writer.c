@@ -54,6 +54,24 @@ static int written_by_us_before_exec(const char *path)
     return type == SPROF_REC_INFO && pid == (uint32_t)getpid();
 }
 
+/* Rename path to the first free <path>.pre-exec, <path>.pre-exec.2, ...
+ * (each image of an exec chain keeps its trace), never replacing a file:
+ * RENAME_NOREPLACE, or link + unlink where the filesystem lacks it.
+ * 0 and the new name in `old`, or -1. */
+static int move_aside(const char *path, char *old, size_t oldlen)
+{
+    for (int i = 1; i <= 64; i++) {
+        if (i == 1) snprintf(old, oldlen, "%s.pre-exec", path);
+        else snprintf(old, oldlen, "%s.pre-exec.%d", path, i);
+        if (renameat2(AT_FDCWD, path, AT_FDCWD, old, RENAME_NOREPLACE) == 0) return 0;
+        if (errno == EINVAL || errno == ENOSYS) {
+            if (link(path, old) == 0) return unlink(path) == 0 ? 0 : -1;
+        }
+        if (errno != EEXIST) return -1;
+    }
+    return -1;
+}
+
 /* O_EXCL|O_NOFOLLOW, 0600. An existing file is replaced only with
  * SPROF_OVERWRITE=1, or moved to <path>.pre-exec when this same process
  * wrote it under its previous image (SPROF_OUT with %p across exec). */
@@ -67,9 +85,8 @@ static int open_trace_file(void)
         /* unlink the name itself (a symlink is removed, never followed) */
         if (lstat(path, &st) == 0 && !S_ISDIR(st.st_mode) && unlink(path) == 0) fd = open(path, flags, 0600);
     } else if (fd < 0 && errno == EEXIST && g_sprof.cfg.path_has_pid && written_by_us_before_exec(path)) {
-        char old[sizeof g_sprof.cfg.out_path + 16];
-        snprintf(old, sizeof old, "%s.pre-exec", path);
-        if (rename(path, old) == 0) {
+        char old[sizeof g_sprof.cfg.out_path + 24];
+        if (move_aside(path, old, sizeof old) == 0) {
             sprof_warn("%s was written by this process before exec; kept as %s", path, old);
             fd = open(path, flags, 0600);
         }
@@ -271,6 +288,9 @@ static void emit_stats(void)
     sprof_out_append(&s, sizeof s);
 }
 
+/* The fullest ring seen by the current pass, in 256ths (io_lock held). */
+static uint32_t pass_max_fill;
+
 /* One pass over every slot: START/NAME records, samples, EXIT + release. */
 void sprof_drain_all(void)
 {
@@ -292,6 +312,8 @@ void sprof_drain_all(void)
             }
             t->name_check_ns = now + 500000000ull;
         }
+        uint32_t fill = sprof_uses_perf() ? sprof_perf_fill_256(t) : sprof_ring_fill_256(&t->ring);
+        if (fill > pass_max_fill) pass_max_fill = fill;
         if (sprof_uses_perf()) sprof_perf_drain(t);
         else sprof_ring_drain(&t->ring, append_sample);
         if (st == SLOT_EXITED) {
@@ -299,9 +321,15 @@ void sprof_drain_all(void)
             sprof_thread_release(t);
         }
     }
-    if (g_sprof.aux_ring.buf) sprof_ring_drain(&g_sprof.aux_ring, append_sample);
+    if (g_sprof.aux_ring.buf) {
+        uint32_t fill = sprof_ring_fill_256(&g_sprof.aux_ring);
+        if (fill > pass_max_fill) pass_max_fill = fill;
+        sprof_ring_drain(&g_sprof.aux_ring, append_sample);
+    }
 }
 
+/* The first guess at the pass period, from a typical sample size; the
+ * writer then adapts it to how full the rings actually get. */
 static uint64_t writer_period_ns(void)
 {
     /* keep each ring at most ~1/4 full between passes; 5..100 ms */
@@ -327,11 +355,23 @@ static void writer_sleep_until(uint64_t t)
     pthread_mutex_unlock(&wake_mu);
 }
 
+/* Samples can be far larger than the first guess (deep stacks: ~3 KiB at
+ * the 256-frame cap), and a full ring drops them: a pass that found a ring
+ * over 1/4 full halves the period (down to 1 ms); one under 1/16 doubles it
+ * back towards the first guess. */
+static uint64_t adapt_period(uint64_t period, uint64_t base, uint32_t fill_256)
+{
+    if (fill_256 > 256 / 4 && period / 2 >= 1000000ull) return period / 2;
+    if (fill_256 < 256 / 16 && period < base) return period * 2 < base ? period * 2 : base;
+    return period;
+}
+
 static void *writer_main(void *arg)
 {
     (void)arg;
     prctl(PR_SET_NAME, "sprof-writer");
-    uint64_t period = writer_period_ns();
+    const uint64_t base_period = writer_period_ns();
+    uint64_t period = base_period;
     uint64_t next = sprof_now_ns(CLOCK_MONOTONIC);
     uint64_t next_stats = next + 1000000000ull, next_maps = next + 100000000ull;
     while (!atomic_load(&g_sprof.stopping)) {
@@ -348,7 +388,9 @@ static void *writer_main(void *arg)
         }
         sprof_io_lock();
         if (rescan) sprof_maps_scan(1);
+        pass_max_fill = 0;
         sprof_drain_all();
+        period = adapt_period(period, base_period, pass_max_fill);
         if (now >= next_stats) {
             emit_stats();
             next_stats = now + 1000000000ull;
@@ -408,15 +450,35 @@ void sprof_writer_finish(void)
     sprof_io_unlock();
 }
 
-/* Fatal signal path: only if nobody holds the file, drain what is there. */
-void sprof_fatal_flush(void)
+/* Drain, STATS, END and close with io_lock held, and keep it held: the
+ * process is about to end, and the writer thread must not touch the closed
+ * fd meanwhile. */
+static void finish_locked(void)
 {
-    if (!g_sprof.session || !sprof_io_trylock()) return;
     sprof_drain_all();
     emit_stats();
     write_end();
     if (g_sprof.fd >= 0) close(g_sprof.fd);
     g_sprof.fd = -1;
     g_sprof.session = 0;
-    /* keep io_lock held: the writer thread must not touch the closed fd */
+}
+
+/* Fatal signal path: only if nobody holds the file, drain what is there. */
+void sprof_fatal_flush(void)
+{
+    if (!g_sprof.session || !sprof_io_trylock()) return;
+    finish_locked();
+}
+
+/* _exit path: the writer thread may be mid-pass; wait for it, but at most
+ * 100 ms (the caller may be a signal handler that interrupted the holder). */
+void sprof_exit_flush(void)
+{
+    if (!g_sprof.session) return;
+    for (int i = 0; !sprof_io_trylock(); i++) {
+        if (i == 500) return;
+        struct timespec ts = {0, 200000};
+        nanosleep(&ts, NULL);
+    }
+    finish_locked();
 }

@@ -12,8 +12,11 @@
  *   tasks                 prints "tasks N" (threads in /proc/self/task)
  *   sleep SECS            alternates sleeping syscalls and work; prints "eintr N"
  *   fork_exec SECS        fork; the child exec()s this program ("spin SECS") at once
- *   exec SECS             spins SECS, then exec()s this program ("spin SECS") itself
+ *   exec SECS [HOPS]      spins SECS, then exec()s this program itself: "exec SECS HOPS-1"
+ *                         while HOPS > 1, else "spin SECS"
  *   dlopen SECS           dlopen()s libz after start, then spins
+ *   underscore_exit SECS  spins SECS/2, vfork()s a child that _exit()s at once,
+ *                         spins SECS/2 more, then ends with _exit(0) (no destructors)
  *   crash SECS segv|abort spins, then dies of the signal
  *   badfp SECS            spins with rbp holding garbage and with a corrupted saved
  *                         frame pointer: the walk must stop, never fault
@@ -341,7 +344,14 @@ int main(int argc, char **argv)
         if (!strcmp(what, "exec")) {
             while (now(CLOCK_MONOTONIC) - t0 < secs) sink += fp_leaf(sink);
             report_thread();
-            execl("/proc/self/exe", "rt_prog", "spin", s, (char *)NULL);
+            int hops = argc > 3 ? atoi(argv[3]) : 1;
+            if (hops > 1) {
+                char h[16];
+                snprintf(h, sizeof h, "%d", hops - 1);
+                execl("/proc/self/exe", "rt_prog", "exec", s, h, (char *)NULL);
+            } else {
+                execl("/proc/self/exe", "rt_prog", "spin", s, (char *)NULL);
+            }
             return 6;
         }
         pid_t pid = fork();
@@ -356,6 +366,17 @@ int main(int argc, char **argv)
         waitpid(pid, &st, 0);
         report_thread();
         return WIFEXITED(st) && WEXITSTATUS(st) == 0 ? 0 : 4;
+    }
+    if (!strcmp(what, "underscore_exit")) {
+        while (now(CLOCK_MONOTONIC) - t0 < secs / 2) sink += fp_leaf(sink);
+        pid_t pid = vfork();
+        if (pid == 0) _exit(0); /* must not end the parent's profile */
+        if (pid < 0) return 1;
+        waitpid(pid, NULL, 0);
+        while (now(CLOCK_MONOTONIC) - t0 < secs) sink += fp_leaf(sink);
+        report_thread();
+        fflush(stdout);
+        _exit(0);
     }
     if (!strcmp(what, "badfp")) return do_badfp(t0);
     if (!strcmp(what, "dlopen")) {

@@ -133,6 +133,24 @@ exec)
     "$CHECK" valid "$f" 10 end || exit 1
     "$CHECK" valid "$f.pre-exec" 10 any || exit 1
     grep -q "before exec; kept as" err || die "no note about the kept file: $(cat err)"
+    # an exec chain of three images: each earlier trace is kept under its own
+    # name, none replaced (.pre-exec, then .pre-exec.2)
+    rm -f t.*
+    run 'SPROF_OUT=t.%p.bin' -- exec 0.3 2 2> err || die "program failed"
+    f=$(ls t.*.bin)
+    [ -f "$f.pre-exec" ] && [ -f "$f.pre-exec.2" ] || die "exec chain: earlier traces not all kept: $(ls)"
+    "$CHECK" valid "$f" 5 end || exit 1
+    "$CHECK" valid "$f.pre-exec" 5 any || exit 1
+    "$CHECK" valid "$f.pre-exec.2" 5 any || exit 1
+    [ "$(grep -c 'before exec; kept as' err)" -eq 2 ] || die "exec chain: expected two notes: $(cat err)"
+    ;;
+underscore_exit)
+    # _exit skips destructors: the runtime's _exit wrapper still ends the
+    # trace with END; the vfork child's own _exit halfway must not end the
+    # parent's profile (the second half is sampled too: rate within 30 %)
+    run SPROF_OUT=t.bin SPROF_HZ=1000 -- underscore_exit 1 || die "program failed"
+    "$CHECK" valid t.bin 100 end || exit 1
+    "$CHECK" rate t.bin "$DIR/out" 1000 30 || exit 1
     ;;
 kill9)
     if [ -n "$PRELOAD" ]; then
