@@ -20,6 +20,7 @@ import shutil
 import subprocess
 import sys
 import tempfile
+import time
 
 BIN = os.environ.get("SPROF_BIN", "build/bin")
 BUILD = os.environ.get("SPROF_BUILD", "build")
@@ -271,6 +272,7 @@ def test_pprof_folded(d, folded):
     check(len(P["strings"]) == len(set(P["strings"])), "strings not deduplicated")
     check(P["sample_type"] == [("samples", "count"), ("cpu", "nanoseconds")], "sample types %r" % P["sample_type"])
     check(P["strings"][P.get(14, 0)] == "samples", "default sample type for a folded input")
+    check(9 not in P and 10 not in P, "folded input has no times, yet time_nanos/duration_nanos were written")
     # Recompute self/cum per function name from the decoded samples.
     selfs, cums, total = {}, {}, 0
     for locs, vals in P["sample"]:
@@ -481,7 +483,12 @@ def real_main():
                               "0", "--nodecount", "0"] + inputs).stdout)
     pb, ss = os.path.join(work, "app.pb.gz"), os.path.join(work, "app.speedscope.json")
     run([tool("sprof-export"), "--weight=samples", "--pprof", pb, "--speedscope", ss] + inputs)
-    pselfs, pcums = method_figures_from_pprof(decode_profile(pb))
+    P = decode_profile(pb)
+    pselfs, pcums = method_figures_from_pprof(P)
+    # when: time_nanos is the trace's start (written minutes ago at most),
+    # duration_nanos the span of its samples (the example runs ~1-3 s)
+    check(abs(P.get(9, 0) / 1e9 - time.time()) < 3600, "pprof time_nanos %r is not the trace's start" % P.get(9))
+    check(0.2e9 < P.get(10, 0) < 60e9, "pprof duration_nanos %r" % P.get(10))
     S = json.load(open(ss))
     frames = [f["name"] for f in S["shared"]["frames"]]
     sselfs, scums = {}, {}
@@ -498,6 +505,7 @@ def real_main():
         check((sselfs.get(name, 0), scums.get(name, 0)) == (r["self"], r["cum"]), "speedscope vs top for %s" % name)
     if shutil.which("go"):
         out = run(["go", "tool", "pprof", "-top", "-nodecount=1000", "-sample_index=samples", pb]).stdout
+        check(re.search(r"^Duration: [\d.]+m?s", out, re.M) is not None, "go tool pprof shows no Duration:\n" + out)
         for m in ruby:
             mm = re.search(r"^\s*(\d+)\s+[\d.]+%\s+[\d.]+%\s+(\d+)\s+[\d.]+%\s+" + re.escape(m) + r"( \(inline\))?\s*$", out, re.M)
             check(mm is not None and (int(mm.group(1)), int(mm.group(2))) == (rows[m]["self"], rows[m]["cum"]),

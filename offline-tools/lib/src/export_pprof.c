@@ -21,7 +21,8 @@
 
 enum {
     PROFILE_SAMPLE_TYPE = 1, PROFILE_SAMPLE = 2, PROFILE_MAPPING = 3, PROFILE_LOCATION = 4,
-    PROFILE_FUNCTION = 5, PROFILE_STRING_TABLE = 6, PROFILE_PERIOD_TYPE = 11, PROFILE_PERIOD = 12,
+    PROFILE_FUNCTION = 5, PROFILE_STRING_TABLE = 6, PROFILE_TIME_NANOS = 9, PROFILE_DURATION_NANOS = 10,
+    PROFILE_PERIOD_TYPE = 11, PROFILE_PERIOD = 12,
     PROFILE_COMMENT = 13, PROFILE_DEFAULT_SAMPLE_TYPE = 14,
     VALUETYPE_TYPE = 1, VALUETYPE_UNIT = 2,
     SAMPLE_LOCATION_ID = 1, SAMPLE_VALUE = 2,
@@ -268,6 +269,10 @@ int sprof_pprof_encode(const sprof_profile *p, const sprof_export_options *o, un
     if (p->hz)
         sprof_pb_int64(&b.out, PROFILE_PERIOD, (int64_t)(1000000000ull / p->hz));
     sprof_pb_int64(&b.out, PROFILE_DEFAULT_SAMPLE_TYPE, (int64_t)str_index(&b, o->weight_cpu ? time_kind : "samples"));
+    /* when the samples were taken (traces only): pprof shows Time and Duration */
+    sprof_pb_int64_opt(&b.out, PROFILE_TIME_NANOS, (int64_t)p->start_realtime_ns);
+    if (p->end_realtime_ns > p->start_realtime_ns && p->start_realtime_ns)
+        sprof_pb_int64(&b.out, PROFILE_DURATION_NANOS, (int64_t)(p->end_realtime_ns - p->start_realtime_ns));
     comment(&b, "samples dropped by the runtime (buffer full)", p->stats.dropped);
     comment(&b, "stacks truncated at the depth cap", p->stats.truncated);
     comment(&b, "samples whose stack does not reach main", p->stats.incomplete);

@@ -51,7 +51,8 @@ typedef struct trace_state {
     sprof_raw_table raw;
     thread_name *threads;
     char *exe_path;
-    uint64_t start_ns;
+    uint64_t start_ns, start_realtime_ns;
+    uint64_t last_kept_ns; /* monotonic time of the latest sample kept */
     int have_info;
     uint64_t dropped;
     uint64_t kept, filtered, truncated;
@@ -147,6 +148,7 @@ static int read_trace(loader *L, trace_state *T, sprof_trace *t, char *err, size
             if (!T->have_info) {
                 T->have_info = 1;
                 T->start_ns = rec.u.info.start_monotonic_ns;
+                T->start_realtime_ns = rec.u.info.start_realtime_ns;
                 free(T->exe_path);
                 T->exe_path = strdup(rec.u.info.exe_path ? rec.u.info.exe_path : "");
                 if (!L->any_trace && !L->had_traces)
@@ -195,6 +197,8 @@ static int read_trace(loader *L, trace_state *T, sprof_trace *t, char *err, size
                 break;
             }
             T->kept++;
+            if (rec.u.sample.time_ns > T->last_kept_ns)
+                T->last_kept_ns = rec.u.sample.time_ns;
             if (rec.u.sample.flags & SPROF_SAMPLE_TRUNCATED)
                 T->truncated++;
             if (sprof_raw_add(&T->raw, &rec.u.sample, L->opt->per_thread) != 0) {
@@ -351,6 +355,23 @@ static void trace_state_free(trace_state *T)
     free(T->exe_path);
 }
 
+/* Widen the profile's wall-clock span by this trace's: its start (or the
+ * start of the --from window) to its last kept sample, converted from the
+ * monotonic clock the samples carry through the INFO record's pair. */
+static void note_time_span(sprof_profile *p, const trace_state *T, uint64_t from_ns)
+{
+    if (!T->start_realtime_ns || !T->kept)
+        return;
+    uint64_t start = T->start_realtime_ns + from_ns;
+    uint64_t end = T->start_realtime_ns + (T->last_kept_ns > T->start_ns ? T->last_kept_ns - T->start_ns : 0);
+    if (end < start)
+        end = start;
+    if (!p->start_realtime_ns || start < p->start_realtime_ns)
+        p->start_realtime_ns = start;
+    if (end > p->end_realtime_ns)
+        p->end_realtime_ns = end;
+}
+
 static int load_one(loader *L, const char *path, char *err, size_t errlen)
 {
     sprof_trace *t = sprof_trace_open(path, err, errlen);
@@ -373,6 +394,7 @@ static int load_one(loader *L, const char *path, char *err, size_t errlen)
         L->p->stats.filtered += T.filtered;
         L->p->stats.truncated += T.truncated;
         L->p->stats.dropped += T.dropped;
+        note_time_span(L->p, &T, L->opt->from_ns);
     }
     trace_state_free(&T);
     sprof_trace_close(t);

@@ -73,6 +73,11 @@ typedef struct sprof_profile {
     uint8_t build_id[32];
     uint32_t build_id_len;
     char *binary_path;  /* from the symmap, may be NULL */
+    /* Wall-clock span the samples cover (traces only; 0 when unknown, as
+     * for folded or perf-script input): the earliest trace's start (plus
+     * --from), and the time of the last sample kept. For pprof's
+     * time_nanos/duration_nanos. */
+    uint64_t start_realtime_ns, end_realtime_ns;
     struct sprof_profile_internal *internal; /* interning tables, string pool */
 } sprof_profile;
 
