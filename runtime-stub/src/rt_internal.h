@@ -237,7 +237,7 @@ SPROF_HIDDEN void sprof_out_append(const void *rec, uint32_t len);
 SPROF_HIDDEN void sprof_out_flush(void);
 SPROF_HIDDEN void sprof_emit_info(void);
 SPROF_HIDDEN void sprof_emit_thread(uint32_t tid, uint32_t event, const char *name);
-SPROF_HIDDEN void sprof_drain_all(void);
+SPROF_HIDDEN uint32_t sprof_drain_all(void); /* returns the fullest ring's fill, in 256ths */
 SPROF_HIDDEN int sprof_io_trylock(void);
 SPROF_HIDDEN void sprof_io_lock(void);
 SPROF_HIDDEN void sprof_io_unlock(void);

@@ -89,12 +89,17 @@ out:
     errno = saved_errno;
 }
 
-/* Is our own handler the one on `sig`? A forked child inherits it from the
+/* Is this action our own handler? A forked child inherits it from the
  * parent's session; that signal is ours to use, not the program's. */
+static int is_our_action(const struct sigaction *a)
+{
+    return (a->sa_flags & SA_SIGINFO) && a->sa_sigaction == on_prof_signal;
+}
+
 static int our_handler_on(int sig)
 {
     struct sigaction cur;
-    return sigaction(sig, NULL, &cur) == 0 && (cur.sa_flags & SA_SIGINFO) && cur.sa_sigaction == on_prof_signal;
+    return sigaction(sig, NULL, &cur) == 0 && is_our_action(&cur);
 }
 
 /* Choose the signal: SIGPROF for ITIMER_PROF (the kernel's choice); for the
@@ -105,7 +110,7 @@ static int pick_signal(void)
     struct sigaction cur;
     if (g_sprof.mech == SPROF_MECH_ITIMER) {
         sigaction(SIGPROF, NULL, &cur);
-        if (!our_handler_on(SIGPROF) &&
+        if (!is_our_action(&cur) &&
             ((cur.sa_flags & SA_SIGINFO) || (cur.sa_handler != SIG_DFL && cur.sa_handler != SIG_IGN))) {
             sprof_warn("the program already handles SIGPROF; ITIMER_PROF cannot be used, "
                        "falling back to the cpuclock mechanism");
@@ -116,7 +121,7 @@ static int pick_signal(void)
     }
     for (int s = SIGRTMIN + 6; s <= SIGRTMAX - 2; s++) {
         sigaction(s, NULL, &cur);
-        if ((!(cur.sa_flags & SA_SIGINFO) && cur.sa_handler == SIG_DFL) || our_handler_on(s)) return s;
+        if ((!(cur.sa_flags & SA_SIGINFO) && cur.sa_handler == SIG_DFL) || is_our_action(&cur)) return s;
         if (s == SIGRTMIN + 6) sprof_warn("signal %d already has a handler; choosing another", s);
     }
     return 0;

@@ -26,13 +26,19 @@ int sprof_io_trylock(void)
     return atomic_compare_exchange_strong(&g_sprof.io_lock, &expect, 1);
 }
 
-void sprof_io_lock(void)
+/* Take io_lock, sleeping 200 us between tries; give up after max_waits
+ * sleeps (< 0: never). 1 if taken. */
+static int io_lock_waiting(int max_waits)
 {
-    while (!sprof_io_trylock()) {
+    for (int i = 0; !sprof_io_trylock(); i++) {
+        if (max_waits >= 0 && i == max_waits) return 0;
         struct timespec ts = {0, 200000};
         nanosleep(&ts, NULL);
     }
+    return 1;
 }
+
+void sprof_io_lock(void) { io_lock_waiting(-1); }
 
 void sprof_io_unlock(void) { atomic_store(&g_sprof.io_lock, 0); }
 
@@ -288,12 +294,11 @@ static void emit_stats(void)
     sprof_out_append(&s, sizeof s);
 }
 
-/* The fullest ring seen by the current pass, in 256ths (io_lock held). */
-static uint32_t pass_max_fill;
-
-/* One pass over every slot: START/NAME records, samples, EXIT + release. */
-void sprof_drain_all(void)
+/* One pass over every slot: START/NAME records, samples, EXIT + release.
+ * Returns how full the fullest ring was, in 256ths of its capacity. */
+uint32_t sprof_drain_all(void)
 {
+    uint32_t max_fill = 0, fill;
     uint64_t now = sprof_now_ns(CLOCK_MONOTONIC);
     for (int i = 0, hi = sprof_slots_hi(); i < hi; i++) {
         struct sprof_thread *t = &g_sprof.threads[i];
@@ -312,20 +317,25 @@ void sprof_drain_all(void)
             }
             t->name_check_ns = now + 500000000ull;
         }
-        uint32_t fill = sprof_uses_perf() ? sprof_perf_fill_256(t) : sprof_ring_fill_256(&t->ring);
-        if (fill > pass_max_fill) pass_max_fill = fill;
-        if (sprof_uses_perf()) sprof_perf_drain(t);
-        else sprof_ring_drain(&t->ring, append_sample);
+        if (sprof_uses_perf()) {
+            fill = sprof_perf_fill_256(t);
+            sprof_perf_drain(t);
+        } else {
+            fill = sprof_ring_fill_256(&t->ring);
+            sprof_ring_drain(&t->ring, append_sample);
+        }
+        if (fill > max_fill) max_fill = fill;
         if (st == SLOT_EXITED) {
             sprof_emit_thread(t->tid, SPROF_THREAD_EXIT, t->name);
             sprof_thread_release(t);
         }
     }
     if (g_sprof.aux_ring.buf) {
-        uint32_t fill = sprof_ring_fill_256(&g_sprof.aux_ring);
-        if (fill > pass_max_fill) pass_max_fill = fill;
+        fill = sprof_ring_fill_256(&g_sprof.aux_ring);
+        if (fill > max_fill) max_fill = fill;
         sprof_ring_drain(&g_sprof.aux_ring, append_sample);
     }
+    return max_fill;
 }
 
 /* The first guess at the pass period, from a typical sample size; the
@@ -388,9 +398,7 @@ static void *writer_main(void *arg)
         }
         sprof_io_lock();
         if (rescan) sprof_maps_scan(1);
-        pass_max_fill = 0;
-        sprof_drain_all();
-        period = adapt_period(period, base_period, pass_max_fill);
+        period = adapt_period(period, base_period, sprof_drain_all());
         if (now >= next_stats) {
             emit_stats();
             next_stats = now + 1000000000ull;
@@ -429,6 +437,20 @@ static void write_end(void)
     sprof_out_flush();
 }
 
+/* The end of a trace: drain, STATS, END, close. io_lock is held. The
+ * normal stop releases it after; the fatal and _exit paths keep it held,
+ * since the process is about to end and the writer thread must not touch
+ * the closed fd meanwhile. */
+static void finish_locked(void)
+{
+    sprof_drain_all();
+    emit_stats();
+    write_end();
+    if (g_sprof.fd >= 0) close(g_sprof.fd);
+    g_sprof.fd = -1;
+    g_sprof.session = 0;
+}
+
 void sprof_writer_finish(void)
 {
     if (g_sprof.writer_started) {
@@ -441,26 +463,8 @@ void sprof_writer_finish(void)
     }
     if (!g_sprof.session) return;
     sprof_io_lock();
-    sprof_drain_all();
-    emit_stats();
-    write_end();
-    if (g_sprof.fd >= 0) close(g_sprof.fd);
-    g_sprof.fd = -1;
-    g_sprof.session = 0;
+    finish_locked();
     sprof_io_unlock();
-}
-
-/* Drain, STATS, END and close with io_lock held, and keep it held: the
- * process is about to end, and the writer thread must not touch the closed
- * fd meanwhile. */
-static void finish_locked(void)
-{
-    sprof_drain_all();
-    emit_stats();
-    write_end();
-    if (g_sprof.fd >= 0) close(g_sprof.fd);
-    g_sprof.fd = -1;
-    g_sprof.session = 0;
 }
 
 /* Fatal signal path: only if nobody holds the file, drain what is there. */
@@ -474,11 +478,6 @@ void sprof_fatal_flush(void)
  * 100 ms (the caller may be a signal handler that interrupted the holder). */
 void sprof_exit_flush(void)
 {
-    if (!g_sprof.session) return;
-    for (int i = 0; !sprof_io_trylock(); i++) {
-        if (i == 500) return;
-        struct timespec ts = {0, 200000};
-        nanosleep(&ts, NULL);
-    }
+    if (!g_sprof.session || !io_lock_waiting(500)) return;
     finish_locked();
 }
