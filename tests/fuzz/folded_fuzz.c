@@ -10,9 +10,9 @@
 #include <stddef.h>
 #include <stdint.h>
 #include <stdio.h>
-#include <sys/mman.h>
 #include <unistd.h>
 
+#include "fuzz_memfd.h"
 #include "sprof/diff.h"
 #include "sprof/flamegraph.h"
 #include "sprof/profile.h"
@@ -45,21 +45,13 @@ static void render(const sprof_profile *p, FILE *sink)
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
-    int fd = memfd_create("folded", MFD_CLOEXEC);
+    char path[64], err[512];
+    int fd = fuzz_memfd("folded", data, size, path, sizeof path);
     if (fd < 0)
         return 0;
-    size_t off = 0;
-    while (off < size) {
-        ssize_t w = write(fd, data + off, size - off);
-        if (w <= 0)
-            break;
-        off += (size_t)w;
-    }
-    char path[64], err[512];
-    snprintf(path, sizeof path, "/proc/self/fd/%d", fd);
     sprof_profile p;
     sprof_profile_init(&p);
-    if (off == size && sprof_profile_add_folded(&p, path, err, sizeof err) == 0) {
+    if (sprof_profile_add_folded(&p, path, err, sizeof err) == 0) {
         FILE *sink = fopen("/dev/null", "w");
         if (sink) {
             render(&p, sink);

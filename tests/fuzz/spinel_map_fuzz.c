@@ -11,9 +11,9 @@
 #include <stdint.h>
 #include <stdio.h>
 #include <string.h>
-#include <sys/mman.h>
 #include <unistd.h>
 
+#include "fuzz_memfd.h"
 #include "name_map.h"
 
 static volatile size_t sink;
@@ -43,22 +43,10 @@ static void query_everything(sprof_name_map *m)
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
-    int fd = memfd_create("spinel_map", MFD_CLOEXEC);
+    char path[64], err[512];
+    int fd = fuzz_memfd("spinel_map", data, size, path, sizeof path);
     if (fd < 0)
         return 0;
-    size_t off = 0;
-    while (off < size) {
-        ssize_t w = write(fd, data + off, size - off);
-        if (w <= 0)
-            break;
-        off += (size_t)w;
-    }
-    if (off != size) {
-        close(fd);
-        return 0;
-    }
-    char path[64], err[512];
-    snprintf(path, sizeof path, "/proc/self/fd/%d", fd);
 
     sprof_name_map m;
     sprof_name_map_init(&m);
