@@ -65,6 +65,24 @@ __attribute__((noinline)) static uint64_t fp_leaf(uint64_t x)
     return x;
 }
 
+/* Frame-pointer work until t_end (monotonic seconds). */
+static inline void spin_until(double t_end)
+{
+    while (now(CLOCK_MONOTONIC) < t_end) sink += fp_leaf(sink);
+}
+
+/* The parent's side of fork and fork_exec: name the child, work until
+ * t_end, reap it. 0 if the child exited 0, else 4. */
+static int work_then_reap(pid_t child, double t_end)
+{
+    printf("child %d\n", (int)child);
+    spin_until(t_end);
+    int st;
+    waitpid(child, &st, 0);
+    report_thread();
+    return WIFEXITED(st) && WEXITSTATUS(st) == 0 ? 0 : 4;
+}
+
 static void *spin_thread(void *arg)
 {
     if (arg) pthread_setname_np(pthread_self(), (const char *)arg);
@@ -73,7 +91,7 @@ static void *spin_thread(void *arg)
         while (now(CLOCK_THREAD_CPUTIME_ID) - c0 < secs && now(CLOCK_MONOTONIC) - t0 < 30 * secs)
             for (int i = 0; i < 20; i++) sink += fp_leaf(sink);
     } else {
-        while (now(CLOCK_MONOTONIC) - t0 < secs) sink += fp_leaf(sink);
+        spin_until(t0 + secs);
     }
     report_thread();
     return NULL;
@@ -255,7 +273,7 @@ static int do_sigprof(void)
     struct itimerval it = {{0, 10000}, {0, 10000}};
     setitimer(ITIMER_PROF, &it, NULL);
     double t0 = now(CLOCK_MONOTONIC);
-    while (now(CLOCK_MONOTONIC) - t0 < secs) sink += fp_leaf(sink);
+    spin_until(t0 + secs);
     sigaction(SIGPROF, NULL, &cur);
     int kept = !(cur.sa_flags & SA_SIGINFO) && cur.sa_handler == own_handler;
     printf("own_handler_kept %d own_hits %d\n", kept, (int)own_hits);
@@ -327,22 +345,17 @@ int main(int argc, char **argv)
         pid_t pid = fork();
         if (pid < 0) return 1;
         if (pid == 0) {
-            while (now(CLOCK_MONOTONIC) - t0 < secs) sink += fp_leaf(sink);
+            spin_until(t0 + secs);
             exit(0); /* runs the destructors: the child's own trace gets its END */
         }
-        printf("child %d\n", (int)pid);
-        while (now(CLOCK_MONOTONIC) - t0 < secs) sink += fp_leaf(sink);
-        int st;
-        waitpid(pid, &st, 0);
-        report_thread();
-        return WIFEXITED(st) && WEXITSTATUS(st) == 0 ? 0 : 4;
+        return work_then_reap(pid, t0 + secs);
     }
     if (!strcmp(what, "sigprof")) return do_sigprof();
     if (!strcmp(what, "fork_exec") || !strcmp(what, "exec")) {
         char s[32];
         snprintf(s, sizeof s, "%g", secs);
         if (!strcmp(what, "exec")) {
-            while (now(CLOCK_MONOTONIC) - t0 < secs) sink += fp_leaf(sink);
+            spin_until(t0 + secs);
             report_thread();
             int hops = argc > 3 ? atoi(argv[3]) : 1;
             if (hops > 1) {
@@ -360,20 +373,15 @@ int main(int argc, char **argv)
             execl("/proc/self/exe", "rt_prog", "spin", s, (char *)NULL);
             _exit(127);
         }
-        printf("child %d\n", (int)pid);
-        while (now(CLOCK_MONOTONIC) - t0 < secs) sink += fp_leaf(sink);
-        int st;
-        waitpid(pid, &st, 0);
-        report_thread();
-        return WIFEXITED(st) && WEXITSTATUS(st) == 0 ? 0 : 4;
+        return work_then_reap(pid, t0 + secs);
     }
     if (!strcmp(what, "underscore_exit")) {
-        while (now(CLOCK_MONOTONIC) - t0 < secs / 2) sink += fp_leaf(sink);
+        spin_until(t0 + secs / 2);
         pid_t pid = vfork();
         if (pid == 0) _exit(0); /* must not end the parent's profile */
         if (pid < 0) return 1;
         waitpid(pid, NULL, 0);
-        while (now(CLOCK_MONOTONIC) - t0 < secs) sink += fp_leaf(sink);
+        spin_until(t0 + secs);
         report_thread();
         fflush(stdout);
         _exit(0);
@@ -387,12 +395,12 @@ int main(int argc, char **argv)
         }
         const char *(*ver)(void) = (const char *(*)(void))dlsym(h, "zlibVersion");
         printf("zlib %s\n", ver ? ver() : "?");
-        while (now(CLOCK_MONOTONIC) - t0 < secs) sink += fp_leaf(sink);
+        spin_until(t0 + secs);
         report_thread();
         return 0;
     }
     if (!strcmp(what, "crash")) {
-        while (now(CLOCK_MONOTONIC) - t0 < secs) sink += fp_leaf(sink);
+        spin_until(t0 + secs);
         report_thread();
         if (argc > 3 && !strcmp(argv[3], "abort")) abort();
         volatile int *volatile bad = (volatile int *)(uintptr_t)sink;
@@ -416,7 +424,7 @@ int main(int argc, char **argv)
             }
             (void)c;
             double t1 = now(CLOCK_MONOTONIC);
-            while (now(CLOCK_MONOTONIC) - t1 < 0.002) sink += fp_leaf(sink);
+            spin_until(t1 + 0.002);
         }
         printf("eintr %d\n", eintr);
         report_thread();
