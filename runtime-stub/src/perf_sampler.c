@@ -215,16 +215,22 @@ static void adjust_period(struct sprof_thread *t)
     if (ioctl(t->perf_fd, PERF_EVENT_IOC_PERIOD, &want) == 0) t->perf_period = want;
 }
 
-/* Writer thread (io_lock held). Returns the number of records consumed. */
+/* Bytes of sample data in a thread's perf ring (after its header page). */
+static uint64_t ring_data_size(const struct sprof_thread *t)
+{
+    return t->perf_len - (uint64_t)sysconf(_SC_PAGESIZE);
+}
+
 uint32_t sprof_perf_fill_256(const struct sprof_thread *t)
 {
     if (!t->perf_base) return 0;
     const struct perf_event_mmap_page *pg = t->perf_base;
-    uint64_t size = t->perf_len - (uint64_t)sysconf(_SC_PAGESIZE);
+    uint64_t size = ring_data_size(t);
     uint64_t used = __atomic_load_n(&pg->data_head, __ATOMIC_ACQUIRE) - pg->data_tail;
     return size ? (uint32_t)(used * 256 / size) : 0;
 }
 
+/* Writer thread (io_lock held). Returns the number of records consumed. */
 uint64_t sprof_perf_drain(struct sprof_thread *t)
 {
     if (!t->perf_base) return 0;
@@ -237,9 +243,8 @@ uint64_t sprof_perf_drain(struct sprof_thread *t)
         }
     }
     struct perf_event_mmap_page *pg = t->perf_base;
-    long page = sysconf(_SC_PAGESIZE);
-    uint8_t *data = (uint8_t *)t->perf_base + page;
-    uint64_t size = t->perf_len - (uint64_t)page;
+    uint64_t size = ring_data_size(t);
+    uint8_t *data = (uint8_t *)t->perf_base + (t->perf_len - size); /* after the header page */
     uint64_t head = __atomic_load_n(&pg->data_head, __ATOMIC_ACQUIRE);
     uint64_t tail = pg->data_tail;
     uint64_t n = 0;
