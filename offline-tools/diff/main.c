@@ -10,6 +10,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "sprof/accounting.h"
 #include "sprof/diff.h"
 #include "sprof/flamegraph.h"
 #include "sprof/inputs.h"
@@ -489,6 +490,8 @@ int main(int argc, char **argv)
                     "sprof-diff: warning: %s side: %llu trace(s) cut short (no END record): it covers only the "
                     "data before the cut\n",
                     sides[i].label, (unsigned long long)sides[i].prof.stats.truncated_files);
+    for (int i = 0; rc == 0 && i < 2; i++)
+        sprof_accounting_print(stderr, "sprof-diff", &sides[i].prof);
 
     char *buf = NULL;
     size_t len = 0;

@@ -13,6 +13,7 @@
 #include <stdio.h>
 #include <string.h>
 
+#include "sprof/accounting.h"
 #include "sprof/cli_load.h"
 #include "sprof/export.h"
 #include "sprof/out_file.h"
@@ -204,6 +205,7 @@ int main(int argc, char **argv)
         goto done; /* a refusal is one line: no warning before it */
     if (found.no_symmap)
         sprof_cli_warn_no_symmap("sprof-fold");
+    sprof_accounting_print(stderr, "sprof-fold", &p);
     sprof_export_options xo = { a.fmt.weight_cpu, NULL };
     if (a.pprof_path && sprof_export_pprof(&p, &xo, a.pprof_path, err, sizeof err) != 0)
         goto done;

@@ -19,7 +19,8 @@ static const char *thread_event(uint32_t e)
 
 static void print_flags(FILE *o, uint32_t f)
 {
-    static const char *names[] = {"truncated", "offcpu", "fp_scanned", "chain_broken", "kernel_chain", "off_stack"};
+    static const char *names[] = {"truncated", "offcpu",  "fp_scanned", "chain_broken", "kernel_chain",
+                                  "off_stack", "kernel", "syscall",    "page_fault",   "syscall_skid"};
     int first = 1;
     for (unsigned i = 0; i < sizeof names / sizeof names[0]; i++)
         if (f & (1u << i)) {
@@ -27,6 +28,12 @@ static void print_flags(FILE *o, uint32_t f)
             first = 0;
         }
     if (first) fputc('-', o);
+    if ((f & SPROF_SAMPLE_KERNEL) && (f & SPROF_SAMPLE_SYSCALL)) {
+        int nr = SPROF_SAMPLE_SYSCALL_NR(f);
+        const char *name = sprof_syscall_name(nr);
+        if (nr < 0) fputs(" syscall_nr=?", o);
+        else fprintf(o, " syscall_nr=%d(%s)", nr, name ? name : "?");
+    }
 }
 
 static void dump_record(FILE *o, uint64_t off, const sprof_trace_record *r)
@@ -87,14 +94,60 @@ static void dump_record(FILE *o, uint64_t off, const sprof_trace_record *r)
     case SPROF_REC_STATS: {
         const struct sprof_rec_stats *s = &r->u.stats;
         fprintf(o, "%" PRIu64 " STATS written=%" PRIu64 " dropped=%" PRIu64 " truncated=%" PRIu64 " lost=%" PRIu64
-                   " cpu_ns=%" PRIu64 " achieved_hz=%.3f threads=%" PRIu64 "\n",
+                   " cpu_ns=%" PRIu64 " achieved_hz=%.3f threads=%" PRIu64 " user_ns=%" PRIu64 " system_ns=%" PRIu64
+                   " weight_ns=%" PRIu64 " kernel_weight_ns=%" PRIu64 " kernel_sampling=%s kernel_hz=%u\n",
                 off, s->samples_written, s->samples_dropped, s->samples_truncated, s->signals_lost, s->cpu_ns_total,
-                (double)s->achieved_millihz / 1000.0, s->threads_seen);
+                (double)s->achieved_millihz / 1000.0, s->threads_seen, s->user_cpu_ns, s->system_cpu_ns,
+                s->weight_ns_total, s->kernel_weight_ns, sprof_kernel_sampling_name(s->kernel_sampling),
+                s->kernel_hz);
         break;
     }
     case SPROF_REC_END: fprintf(o, "%" PRIu64 " END\n", off); break;
     default: break;
     }
+}
+
+/* Format 1.1: the threads' user/system CPU, how kernel time was sampled,
+ * and how much of that CPU the samples stand for. */
+static void print_cpu_accounting(FILE *o, const sprof_info_view *iv, const struct sprof_rec_stats *st,
+                                 uint64_t weight_read, uint64_t kweight_read, uint64_t ksamples)
+{
+    uint64_t split = st->user_cpu_ns + st->system_cpu_ns;
+    int recorded = split > 0 && split >= st->user_cpu_ns;
+    if (recorded)
+        fprintf(o, "user / system:   %.3f s / %.3f s (profiled threads)\n", (double)st->user_cpu_ns / 1e9,
+                (double)st->system_cpu_ns / 1e9);
+    else
+        fprintf(o, "user / system:   not recorded (trace from a runtime before format 1.1)\n");
+    switch (st->kernel_sampling) {
+    case SPROF_KSAMPLE_PERF:
+        fprintf(o, "kernel sampling: perf_event (kernel mode sampled at the asked rate)\n");
+        break;
+    case SPROF_KSAMPLE_TICK:
+        fprintf(o, "kernel sampling: tick (at most %u samples per kernel CPU second)\n", st->kernel_hz);
+        break;
+    case SPROF_KSAMPLE_NONE:
+        fprintf(o, "kernel sampling: none (kernel time is in the next user-mode sample's weight)\n");
+        break;
+    default:
+        fprintf(o, "kernel sampling: unknown (%u)\n", st->kernel_sampling);
+        break;
+    }
+    uint64_t cpu = recorded ? split : st->cpu_ns_total;
+    uint64_t weight = st->weight_ns_total ? st->weight_ns_total : weight_read;
+    uint64_t kweight = st->kernel_weight_ns ? st->kernel_weight_ns : kweight_read;
+    if (iv->mode == SPROF_MODE_WALL)
+        fprintf(o, "weights cover:   - (wall mode: weights are wall time)\n");
+    else if (cpu)
+        fprintf(o, "weights cover:   %.1f%% of the threads' CPU (%.3f s of %.3f s %s)\n",
+                100.0 * (double)weight / (double)cpu, (double)weight / 1e9, (double)cpu / 1e9,
+                recorded ? "user + system" : "cpu_ns_total");
+    else
+        fprintf(o, "weights cover:   unknown (no CPU time recorded)\n");
+    fprintf(o, "kernel weight:   %.3f s in %" PRIu64 " kernel samples", (double)kweight / 1e9, ksamples);
+    if (weight)
+        fprintf(o, " (%.1f%% of the weight)", 100.0 * (double)kweight / (double)weight);
+    fputc('\n', o);
 }
 
 struct thread_sum {
@@ -112,7 +165,7 @@ static int info(sprof_trace *t, FILE *o)
     int have_info = 0, have_stats = 0;
     struct sprof_rec_stats st;
     memset(&st, 0, sizeof st);
-    uint64_t samples = 0, weight = 0, offcpu = 0, trunc = 0, scanned = 0, mappings = 0, frames = 0, cands = 0;
+    uint64_t samples = 0, weight = 0, kweight = 0, ksamples = 0, offcpu = 0, trunc = 0, scanned = 0, mappings = 0, frames = 0, cands = 0;
     uint64_t bytes = 0;
     struct thread_sum *th = NULL;
     size_t nth = 0, cap = 0;
@@ -159,6 +212,10 @@ static int info(sprof_trace *t, FILE *o)
                 th[i].samples++;
                 th[i].weight_ns += s->weight_ns;
                 if (s->flags & SPROF_SAMPLE_OFFCPU) offcpu++;
+                if (s->flags & SPROF_SAMPLE_KERNEL) {
+                    ksamples++;
+                    kweight += s->weight_ns;
+                }
                 if (s->flags & SPROF_SAMPLE_TRUNCATED) trunc++;
                 if (s->flags & SPROF_SAMPLE_FP_SCANNED) scanned++;
                 frames += s->nframes;
@@ -194,6 +251,7 @@ static int info(sprof_trace *t, FILE *o)
         fprintf(o, "dropped:         %" PRIu64 " (buffer full)\n", st.samples_dropped);
         fprintf(o, "truncated:       %" PRIu64 " (depth cap %u)\n", st.samples_truncated, iv.max_depth);
         fprintf(o, "lost signals:    %" PRIu64 "\n", st.signals_lost);
+        print_cpu_accounting(o, &iv, &st, weight, kweight, ksamples);
     } else {
         fprintf(o, "stats:           none recorded (killed before the first STATS record)\n");
         fprintf(o, "truncated:       %" PRIu64 " (depth cap %u)\n", trunc, iv.max_depth);

@@ -11,6 +11,6 @@ const char *sprof_kind_name(enum sprof_kind k)
 
 const char *sprof_cost_name(enum sprof_cost c)
 {
-    static const char *const names[SPROF_COST_COUNT] = { "user", "runtime", "gc", "native" };
+    static const char *const names[SPROF_COST_COUNT] = { "user", "runtime", "gc", "native", "kernel" };
     return (unsigned)c < SPROF_COST_COUNT ? names[c] : "?";
 }

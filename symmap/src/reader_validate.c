@@ -87,7 +87,7 @@ static int check_functions(struct sprof_symmap *m, char *err, size_t errlen)
             return fail(m, err, errlen, "function %zu: string reference outside the string table", i);
         if (f->lo > f->hi)
             return fail(m, err, errlen, "function %zu: range ends before it starts", i);
-        if (f->kind >= SPROF_KIND_COUNT || f->cost >= SPROF_COST_COUNT)
+        if (f->kind >= SPROF_KIND_COUNT || f->cost >= SPROF_COST_STORED_COUNT)
             return fail(m, err, errlen, "function %zu: bad kind %u or cost %u", i, f->kind, f->cost);
         if (i > 0) {
             const symmap_func *p = R_FUNC(m, i - 1);
@@ -131,7 +131,7 @@ static int check_nodes(struct sprof_symmap *m, char *err, size_t errlen)
             return fail(m, err, errlen, "inline node %zu: string reference outside the string table", i);
         if (n->func >= m->funcs.n)
             return fail(m, err, errlen, "inline node %zu: bad function index %u", i, n->func);
-        if (n->kind >= SPROF_KIND_COUNT || n->cost >= SPROF_COST_COUNT)
+        if (n->kind >= SPROF_KIND_COUNT || n->cost >= SPROF_COST_STORED_COUNT)
             return fail(m, err, errlen, "inline node %zu: bad kind %u or cost %u", i, n->kind, n->cost);
         if (n->parent == SYMMAP_NONE) {
             if (n->depth != 1)

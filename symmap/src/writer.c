@@ -77,7 +77,7 @@ void sprof_symmap_writer_add_segment(sprof_symmap_writer *w, const sprof_segment
 /* Copy caller names into interned form; -1 on bad input or out of memory. */
 static int intern_names(sprof_symmap_writer *w, const sprof_symmap_names *in, wnames *out)
 {
-    if (!in || !in->c_name || in->kind >= SPROF_KIND_COUNT || in->cost >= SPROF_COST_COUNT)
+    if (!in || !in->c_name || in->kind >= SPROF_KIND_COUNT || in->cost >= SPROF_COST_STORED_COUNT)
         return -1;
     const char *ruby = in->ruby_name && in->ruby_name[0] ? in->ruby_name : in->c_name;
     out->c_name = wstr_intern(&w->strings, in->c_name);

@@ -35,12 +35,14 @@ static void dot_escaped(FILE *out, const char *str)
     }
 }
 
-/* Saturated color per cost class (user blue, runtime grey, gc red, native yellow). */
+/* Saturated color per cost class (user blue, runtime grey, gc red, native
+ * yellow, kernel orange). */
 static const unsigned char class_rgb[SPROF_COST_COUNT][3] = {
     [SPROF_COST_USER] = { 0x3b, 0x7d, 0xd8 },
     [SPROF_COST_RUNTIME] = { 0x9a, 0x9a, 0x9a },
     [SPROF_COST_GC] = { 0xe0, 0x3c, 0x31 },
     [SPROF_COST_NATIVE] = { 0xe6, 0xb8, 0x20 },
+    [SPROF_COST_KERNEL] = { 0xf0, 0x78, 0x00 },
 };
 
 static void class_color(FILE *out, unsigned cost, double t)
@@ -93,7 +95,7 @@ static void write_legend(const sprof_callgraph *g, const sprof_callgraph_options
                 sprof_format_weight(g->edge_cutoff, g->weight_cpu, a, sizeof a));
     if (g->dropped_by_count)
         fprintf(out, "Showing top %zu nodes out of %zu\\l", g->nnodes, g->all_nodes);
-    fputs("Colors: user blue, runtime grey, gc red, native yellow\\l\" tooltip=\"sprof call graph\"] }\n", out);
+    fputs("Colors: user blue, runtime grey, gc red, native yellow, kernel orange\\l\" tooltip=\"sprof call graph\"] }\n", out);
 }
 
 int sprof_callgraph_write_dot(const sprof_callgraph *g, const sprof_callgraph_options *o, FILE *out)

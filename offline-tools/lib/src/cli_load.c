@@ -8,6 +8,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "sprof/accounting.h"
 #include "sprof/inputs.h"
 #include "sprof/view_methods.h"
 
@@ -167,6 +168,7 @@ int sprof_cli_load_profile(sprof_cli_load *l, const char *tool, char *const *pat
     if (p->stats.truncated_files) /* a partial profile must never pass as a whole one */
         fprintf(stderr, "%s: warning: %" PRIu64 " trace(s) cut short (no END record): the profile covers "
                 "only the data before the cut\n", tool, p->stats.truncated_files);
+    sprof_accounting_print(stderr, tool, p);
     return 0;
 }
 

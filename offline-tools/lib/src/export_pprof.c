@@ -15,6 +15,7 @@
 #include <uthash.h>
 #include <zlib.h>
 
+#include "sprof/accounting.h"
 #include "sprof/out_file.h"
 #include "sprof/proto_encode.h"
 #include "sprof/trace_format.h"
@@ -242,6 +243,20 @@ static void comment(builder *b, const char *what, uint64_t n)
     sprof_pb_int64(&b->out, PROFILE_COMMENT, (int64_t)str_index(b, text));
 }
 
+/* The accounting warnings (sprof/accounting.h), so that a stored profile
+ * still says it covers less CPU than it seems to. */
+static void accounting_comments(builder *b, const sprof_profile *p)
+{
+    char text[1600];
+    for (size_t i = 0; i < p->ntraces; i++)
+        for (int w = 0; w < SPROF_WARN_COUNT; w++) {
+            memcpy(text, "sprof: warning: ", 16);
+            if (sprof_accounting_warning(&p->traces[i], (enum sprof_accounting_warning)w, text + 16,
+                                         sizeof text - 16))
+                sprof_pb_int64(&b->out, PROFILE_COMMENT, (int64_t)str_index(b, text));
+        }
+}
+
 int sprof_pprof_encode(const sprof_profile *p, const sprof_export_options *o, unsigned char **data,
                        size_t *len, char *err, size_t errlen)
 {
@@ -277,6 +292,7 @@ int sprof_pprof_encode(const sprof_profile *p, const sprof_export_options *o, un
     comment(&b, "stacks truncated at the depth cap", p->stats.truncated);
     comment(&b, "samples whose stack does not reach main", p->stats.incomplete);
     comment(&b, "distinct PCs without a symbol", p->stats.unresolved_pcs);
+    accounting_comments(&b, p);
 
     for (size_t i = 0; i < p->nstacks && !b.oom; i++) {
         const sprof_pstack *s = &p->stacks[i];

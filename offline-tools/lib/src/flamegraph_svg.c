@@ -43,7 +43,8 @@ static int clamp255(double v)
     return v < 0 ? 0 : v > 255 ? 255 : (int)lround(v);
 }
 
-/* Cost-class colours: GC red, runtime grey, user blue, native yellow. */
+/* Cost-class colours: GC red, runtime grey, user blue, native yellow,
+ * kernel orange (flamegraph.pl's colour for its _[k] kernel frames). */
 static rgb class_colour(int cost, double v)
 {
     rgb c;
@@ -59,6 +60,9 @@ static rgb class_colour(int cost, double v)
     case SPROF_COST_USER:
         c = (rgb){ clamp255(60 + 70 * v), clamp255(125 + 70 * v), clamp255(220 + 35 * v) };
         break;
+    case SPROF_COST_KERNEL:
+        c = (rgb){ clamp255(190 + 65 * v), clamp255(90 + 65 * v), 0 };
+        break;
     default: /* native and anything unknown */
         c = (rgb){ clamp255(225 + 30 * v), clamp255(185 + 50 * v), clamp255(40 + 60 * v) };
         break;
@@ -72,6 +76,7 @@ static const char *class_label(int cost)
     case SPROF_COST_GC: return "GC / allocator";
     case SPROF_COST_RUNTIME: return "Spinel runtime";
     case SPROF_COST_USER: return "Ruby (user)";
+    case SPROF_COST_KERNEL: return "kernel";
     default: return "native";
     }
 }
@@ -164,7 +169,8 @@ static void write_legend(FILE *out, const sprof_flame_options *o, int width)
     fputs("<g id=\"legend\">\n", out);
     double x = XPAD;
     if (!o->differential) {
-        static const int order[] = { SPROF_COST_USER, SPROF_COST_RUNTIME, SPROF_COST_GC, SPROF_COST_NATIVE };
+        static const int order[] = { SPROF_COST_USER, SPROF_COST_RUNTIME, SPROF_COST_GC, SPROF_COST_NATIVE,
+                                     SPROF_COST_KERNEL };
         for (size_t i = 0; i < sizeof order / sizeof order[0]; i++) {
             rgb c = class_colour(order[i], 0.5);
             fprintf(out,

@@ -1,8 +1,10 @@
 /* Read folded stacks ("a;b;c 123" lines) into a profile. Strict: the last
  * space-separated field must be an unsigned integer; anything else is an
  * error naming the file and line. Blank lines are skipped; an empty file
- * is zero stacks. A trailing class suffix (ours: _[u] _[r] _[g] _[n];
- * flamegraph.pl's: _[k] _[j] _[i] _[w]) is parsed back. Spec: docs/folded.md. */
+ * is zero stacks. A trailing class suffix (ours: _[u] _[r] _[g] _[n] _[k];
+ * flamegraph.pl's: _[k] _[j] _[i] _[w]) is parsed back, and sprof's
+ * kernel leaves ([syscall write], [page fault], [kernel]) are of class
+ * kernel even without one. Spec: docs/folded.md. */
 #include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -24,7 +26,7 @@ static void parse_suffix(const char *name, size_t *len, uint8_t *cost, uint16_t 
     case 'r': *cost = SPROF_COST_RUNTIME; break;
     case 'g': *cost = SPROF_COST_GC; break;
     case 'n': *cost = SPROF_COST_NATIVE; break;
-    case 'k': /* kernel */
+    case 'k': *cost = SPROF_COST_KERNEL; break; /* ours and flamegraph.pl's */
     case 'j': /* jit */
     case 'w': /* waker */
         *cost = SPROF_COST_NATIVE;
@@ -33,6 +35,19 @@ static void parse_suffix(const char *name, size_t *len, uint8_t *cost, uint16_t 
     default: return;
     }
     *len -= 4;
+}
+
+/* sprof's synthetic kernel leaves (kernel_leaf.c), by name: a folded
+ * file written without --classes still reads back as kernel time. */
+static int is_kernel_leaf_name(const char *name, size_t len)
+{
+    static const char *const exact[] = { "[syscall]", "[page fault]", "[kernel]" };
+    for (size_t i = 0; i < sizeof exact / sizeof exact[0]; i++)
+        if (len == strlen(exact[i]) && memcmp(name, exact[i], len) == 0)
+            return 1;
+    static const char prefix[] = "[syscall ";
+    return len > sizeof prefix && memcmp(name, prefix, sizeof prefix - 1) == 0 && name[len - 1] == ']' &&
+           !memchr(name + sizeof prefix - 1, ' ', len - sizeof prefix);
 }
 
 static int parse_line(sprof_profile *p, const char *path, size_t lineno, char *line, size_t len,
@@ -92,6 +107,8 @@ static int parse_line(sprof_profile *p, const char *path, size_t lineno, char *l
         uint8_t cost;
         uint16_t flags;
         parse_suffix(start, &flen, &cost, &flags);
+        if (is_kernel_leaf_name(start, flen))
+            cost = SPROF_COST_KERNEL;
         char saved = start[flen];
         start[flen] = '\0';
         sprof_pframe f = { .name = start, .c_name = start, .file = "", .module = "",

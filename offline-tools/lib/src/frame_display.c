@@ -11,6 +11,7 @@ static const char *const class_suffix[SPROF_COST_COUNT] = {
     [SPROF_COST_RUNTIME] = "_[r]",
     [SPROF_COST_GC] = "_[g]",
     [SPROF_COST_NATIVE] = "_[n]",
+    [SPROF_COST_KERNEL] = "_[k]", /* flamegraph.pl's own kernel suffix: it colours these orange */
 };
 
 const char *sprof_pframe_display(const sprof_pframe *f, const sprof_fold_format *fmt, char *buf,
@@ -37,7 +38,10 @@ const char *sprof_pframe_display(const sprof_pframe *f, const sprof_fold_format 
     buf[o] = '\0';
     if (fmt->lines && f->line && o < buflen)
         o += (size_t)snprintf(buf + o, buflen - o, ":%u", (unsigned)f->line);
-    if (fmt->classes && !(f->flags & SPROF_PFRAME_SYNTHETIC) && f->cost < SPROF_COST_COUNT && o < buflen)
+    /* Synthetic roots ([Fiber], [thread ...]) carry no class; a kernel leaf
+     * ([syscall write]) is synthetic too but is where the time went. */
+    int classed = !(f->flags & SPROF_PFRAME_SYNTHETIC) || f->cost == SPROF_COST_KERNEL;
+    if (fmt->classes && classed && f->cost < SPROF_COST_COUNT && o < buflen)
         snprintf(buf + o, buflen - o, "%s", class_suffix[f->cost]);
     return buf;
 }

@@ -1,4 +1,5 @@
-/* Printable names of the sampling mechanisms recorded in trace headers. */
+/* Printable names of the sampling mechanisms recorded in traces (INFO's
+ * mechanism, STATS' kernel_sampling). */
 #include "sprof/trace_reader.h"
 
 const char *sprof_mechanism_name(uint32_t mech)
@@ -11,6 +12,16 @@ const char *sprof_mechanism_name(uint32_t mech)
     case SPROF_MECH_ITIMER: return "itimer";
     case SPROF_MECH_WALL: return "wall";
     case SPROF_MECH_WALL_PERF: return "wall_perf";
+    default: return "unknown";
+    }
+}
+
+const char *sprof_kernel_sampling_name(uint32_t how)
+{
+    switch (how) {
+    case SPROF_KSAMPLE_NONE: return "none";
+    case SPROF_KSAMPLE_PERF: return "perf_event";
+    case SPROF_KSAMPLE_TICK: return "tick";
     default: return "unknown";
     }
 }

@@ -38,6 +38,9 @@ void sprof_profile_free(sprof_profile *p)
         free(p->stacks[i].frames);
     free(p->stacks);
     free(p->binary_path);
+    for (size_t i = 0; i < p->ntraces; i++)
+        free(p->traces[i].path);
+    free(p->traces);
     memset(p, 0, sizeof *p);
 }
 

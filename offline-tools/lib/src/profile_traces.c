@@ -4,7 +4,11 @@
  *   3. unwind each distinct raw sample once (unwind.c), symbolize each
  *      distinct PC once (symbolize.c), shape the stack (fiber root, libc
  *      start frames, GC-root helpers, thread root) and merge it into the
- *      profile's stacks. */
+ *      profile's stacks. A kernel-time sample (format 1.1) gets a synthetic
+ *      leaf ([syscall write], [page fault], [kernel]) of class kernel on
+ *      top of its user stack; a SYSCALL_SKID sample loses its leaf function
+ *      (it is charged to the caller).
+ * Each trace's counters are kept in p->traces for the accounting warnings. */
 #include <inttypes.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -56,6 +60,7 @@ typedef struct trace_state {
     int have_info;
     uint64_t dropped;
     uint64_t kept, filtered, truncated;
+    sprof_trace_accounting acct; /* path owned by the profile once added */
 } trace_state;
 
 static void hex(const uint8_t *id, size_t len, char *out, size_t outlen)
@@ -138,6 +143,23 @@ static int keep_sample(const loader *L, const trace_state *T, const sprof_sample
     return 1;
 }
 
+/* The accounting figures of the last STATS record (cumulative). */
+static void note_stats(sprof_trace_accounting *a, const struct sprof_rec_stats *st)
+{
+    a->have_stats = 1;
+    a->cpu_ns_total = st->cpu_ns_total;
+    a->user_cpu_ns = st->user_cpu_ns;
+    a->system_cpu_ns = st->system_cpu_ns;
+    a->weight_ns_total = st->weight_ns_total;
+    a->kernel_weight_ns = st->kernel_weight_ns;
+    a->achieved_millihz = st->achieved_millihz;
+    a->threads_seen = st->threads_seen;
+    a->samples_dropped = st->samples_dropped;
+    a->signals_lost = st->signals_lost;
+    a->kernel_sampling = st->kernel_sampling;
+    a->kernel_hz = st->kernel_hz;
+}
+
 static int read_trace(loader *L, trace_state *T, sprof_trace *t, char *err, size_t errlen)
 {
     sprof_trace_record rec;
@@ -149,6 +171,9 @@ static int read_trace(loader *L, trace_state *T, sprof_trace *t, char *err, size
                 T->have_info = 1;
                 T->start_ns = rec.u.info.start_monotonic_ns;
                 T->start_realtime_ns = rec.u.info.start_realtime_ns;
+                T->acct.mode = rec.u.info.mode;
+                T->acct.mechanism = rec.u.info.mechanism;
+                T->acct.hz = rec.u.info.hz;
                 free(T->exe_path);
                 T->exe_path = strdup(rec.u.info.exe_path ? rec.u.info.exe_path : "");
                 if (!L->any_trace && !L->had_traces)
@@ -192,6 +217,9 @@ static int read_trace(loader *L, trace_state *T, sprof_trace *t, char *err, size
             break;
         }
         case SPROF_REC_SAMPLE:
+            T->acct.read_weight_ns += rec.u.sample.weight_ns;
+            if (rec.u.sample.flags & SPROF_SAMPLE_KERNEL)
+                T->acct.read_kernel_weight_ns += rec.u.sample.weight_ns;
             if (!keep_sample(L, T, &rec.u.sample)) {
                 T->filtered++;
                 break;
@@ -208,6 +236,7 @@ static int read_trace(loader *L, trace_state *T, sprof_trace *t, char *err, size
             break;
         case SPROF_REC_STATS:
             T->dropped = rec.u.stats.samples_dropped; /* cumulative: the last one wins */
+            note_stats(&T->acct, &rec.u.stats);
             break;
         default:
             break;
@@ -294,6 +323,14 @@ static int join_symmap(loader *L, trace_state *T, char *err, size_t errlen)
 
 /* ---- merging stacks ---- */
 
+/* The synthetic leaf of a kernel-time sample: no code, no line, class kernel. */
+static uint32_t kernel_frame(sprof_profile *p, const char *name)
+{
+    sprof_pframe f = { .name = name, .c_name = "", .file = "", .module = "", .kind = SPROF_KIND_NATIVE,
+                       .cost = SPROF_COST_KERNEL, .flags = SPROF_PFRAME_SYNTHETIC };
+    return sprof_profile_intern_frame(p, &f);
+}
+
 static int expand_trace(loader *L, trace_state *T, char *err, size_t errlen)
 {
     sprof_profile *p = L->p;
@@ -304,8 +341,12 @@ static int expand_trace(loader *L, trace_state *T, char *err, size_t errlen)
         sprof_sample_view s;
         sprof_raw_view(r, &s);
         size_t npcs = sprof_unwind(&s, &env, L->pcs, MAX_UNWIND_FRAMES, NULL);
+        /* A skidded sample's leaf function only held the syscall instruction
+         * its signal waited at: the time was spent in the caller. pcs[0] is
+         * that function's pc (its inline frames expand from it too). */
+        size_t first = (s.flags & SPROF_SAMPLE_SYSCALL_SKID) && npcs > 1 ? 1 : 0;
         uint32_t n = 0;
-        for (size_t i = 0; i < npcs; i++) {
+        for (size_t i = first; i < npcs; i++) {
             const uint32_t *fr;
             uint32_t k = sprof_symbolize(L->sym, sprof_as_find(&T->as, L->pcs[i] - (i > 0)),
                                          L->pcs[i], i > 0, &fr);
@@ -333,6 +374,9 @@ static int expand_trace(loader *L, trace_state *T, char *err, size_t errlen)
         }
         for (uint32_t i = n; i-- > 0;)
             L->rooted[m++] = L->stack[i];
+        char kname[64];
+        if (sprof_kernel_leaf_name(s.flags, kname, sizeof kname))
+            L->rooted[m++] = kernel_frame(p, kname);
         if (sprof_profile_add_stack(p, L->rooted, m, r->count, r->weight_ns,
                                     L->opt->per_thread ? s.tid : 0) != 0) {
             snprintf(err, errlen, "%s: out of memory", T->path);
@@ -372,6 +416,20 @@ static void note_time_span(sprof_profile *p, const trace_state *T, uint64_t from
         p->end_realtime_ns = end;
 }
 
+static int add_accounting(sprof_profile *p, sprof_trace_accounting *a, const char *path, char *err,
+                          size_t errlen)
+{
+    sprof_trace_accounting *v = realloc(p->traces, (p->ntraces + 1) * sizeof *v);
+    if (v)
+        p->traces = v;
+    if (!v || !(a->path = strdup(path))) {
+        snprintf(err, errlen, "%s: out of memory", path);
+        return -1;
+    }
+    p->traces[p->ntraces++] = *a;
+    return 0;
+}
+
 static int load_one(loader *L, const char *path, char *err, size_t errlen)
 {
     sprof_trace *t = sprof_trace_open(path, err, errlen);
@@ -395,6 +453,7 @@ static int load_one(loader *L, const char *path, char *err, size_t errlen)
         L->p->stats.truncated += T.truncated;
         L->p->stats.dropped += T.dropped;
         note_time_span(L->p, &T, L->opt->from_ns);
+        rc = add_accounting(L->p, &T.acct, path, err, errlen);
     }
     trace_state_free(&T);
     sprof_trace_close(t);
@@ -429,7 +488,7 @@ int sprof_profile_add_traces(sprof_profile *p, const char *const *trace_paths, s
     L.sym = sprof_symbolizer_new(p, L.symmap, L.opt->no_inline);
     L.pcs = malloc(MAX_UNWIND_FRAMES * sizeof *L.pcs);
     L.stack = malloc(MAX_STACK_FRAMES * sizeof *L.stack);
-    L.rooted = malloc((MAX_STACK_FRAMES + 1) * sizeof *L.rooted);
+    L.rooted = malloc((MAX_STACK_FRAMES + 2) * sizeof *L.rooted); /* + thread root + kernel leaf */
     int rc = 0;
     if (!L.sym || !L.pcs || !L.stack || !L.rooted) {
         snprintf(err, errlen, "out of memory");

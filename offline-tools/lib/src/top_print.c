@@ -7,7 +7,7 @@
 #include "sprof/json_out.h"
 
 static const enum sprof_cost class_order[SPROF_COST_COUNT] = {
-    SPROF_COST_GC, SPROF_COST_RUNTIME, SPROF_COST_USER, SPROF_COST_NATIVE,
+    SPROF_COST_GC, SPROF_COST_RUNTIME, SPROF_COST_USER, SPROF_COST_NATIVE, SPROF_COST_KERNEL,
 };
 
 /* Printable copy of untrusted text for a terminal: control characters

@@ -247,8 +247,11 @@ int sprof_trace_next(sprof_trace *t, sprof_trace_record *rec, char *err, size_t 
             break;
         }
         case SPROF_REC_STATS: {
-            if (h.size < sizeof(struct sprof_rec_stats)) BAD("STATS record too short (%u bytes)", h.size);
-            memcpy(&rec->u.stats, p, sizeof rec->u.stats);
+            /* Format 1.1 appended fields: an older 64-byte STATS leaves them 0
+             * ("not recorded"); a newer, longer one keeps what we know. */
+            if (h.size < SPROF_REC_STATS_V1_SIZE) BAD("STATS record too short (%u bytes)", h.size);
+            size_t known = h.size < sizeof rec->u.stats ? h.size : sizeof rec->u.stats;
+            memcpy(&rec->u.stats, p, known); /* rec was zeroed above */
             break;
         }
         case SPROF_REC_END:

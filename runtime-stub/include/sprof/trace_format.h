@@ -93,6 +93,39 @@ enum sprof_sample_flags {
                                           * alternate signal stack): with KERNEL_CHAIN the chain may
                                           * continue past the fiber's root (makecontext's
                                           * __start_context) into stale frames; cut it there */
+    /* Kernel time (format 1.1). A KERNEL sample stands for CPU time the
+     * thread spent in the kernel on its own behalf (a system call, a page
+     * fault or another trap); pc/sp/fp and the stack are the user context
+     * that entered the kernel (for a system call pc is just after the
+     * syscall instruction) and weight_ns is that kernel time. Readers show
+     * it as a synthetic leaf frame under that user stack. */
+    SPROF_SAMPLE_KERNEL = 1u << 6,
+    SPROF_SAMPLE_SYSCALL = 1u << 7,    /* with KERNEL: entered by a system call; its number in
+                                        * SPROF_SAMPLE_SYSCALL_NR(flags), -1 if not known */
+    SPROF_SAMPLE_PAGE_FAULT = 1u << 8, /* with KERNEL, not SYSCALL: the thread took page faults
+                                        * there (else the entry is not known: "[kernel]") */
+    /* A user-time sample whose signal was delivered at a system-call return
+     * later than the instant it stands for (the cpuclock fallback: the
+     * thread ran on and entered the kernel before the signal reached it).
+     * The function holding the syscall instruction is not where that time
+     * went: readers charge the sample to that function's caller. */
+    SPROF_SAMPLE_SYSCALL_SKID = 1u << 9,
+};
+
+/* bits 16..27 of a KERNEL|SYSCALL sample's flags: system call number + 1 (0 = not known) */
+#define SPROF_SAMPLE_SYSCALL_SHIFT 16
+#define SPROF_SAMPLE_SYSCALL_MASK 0xfffu
+#define SPROF_SAMPLE_SYSCALL_NR(flags) ((int)(((flags) >> SPROF_SAMPLE_SYSCALL_SHIFT) & SPROF_SAMPLE_SYSCALL_MASK) - 1)
+
+/* How kernel time was sampled (STATS.kernel_sampling). */
+enum sprof_kernel_sampling {
+    SPROF_KSAMPLE_NONE = 0, /* not sampled (older trace, wall mode, or SPROF_KERNEL=off): a thread's
+                             * kernel time is in the weight of its next user-mode sample */
+    SPROF_KSAMPLE_PERF = 1, /* the perf_event itself samples kernel mode (perf_event_paranoid <= 1
+                             * or CAP_PERFMON): every sample at the asked rate */
+    SPROF_KSAMPLE_TICK = 2, /* a per-thread POSIX CPU timer: the kernel checks it at its tick, so
+                             * kernel-mode samples come at most kernel_hz per CPU second, each
+                             * weighted by the system time the kernel accounted since the last */
 };
 
 #define SPROF_FPOFF_UNKNOWN 0xffffffffu
@@ -129,6 +162,15 @@ struct sprof_rec_stats {
     uint64_t cpu_ns_total;      /* CPU time of all profiled threads so far */
     uint64_t achieved_millihz;  /* delivered samples per CPU second x 1000 */
     uint64_t threads_seen;
+    /* Format 1.1: absent in older files (their STATS is 64 bytes); a reader
+     * zero-fills what is missing and treats 0 as "not recorded". */
+    uint64_t user_cpu_ns;     /* profiled threads' user-mode CPU, the kernel's own per-thread accounting */
+    uint64_t system_cpu_ns;   /* profiled threads' kernel-mode CPU on their own behalf */
+    uint64_t weight_ns_total; /* sum of the written samples' weights (the CPU time they stand for) */
+    uint64_t kernel_weight_ns; /* of which KERNEL samples */
+    uint32_t kernel_sampling; /* enum sprof_kernel_sampling */
+    uint32_t kernel_hz;       /* TICK: the most kernel samples per kernel CPU second (CONFIG_HZ); else 0 */
 };
+#define SPROF_REC_STATS_V1_SIZE 64u /* STATS before format 1.1 */
 
 #endif

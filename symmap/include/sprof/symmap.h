@@ -30,12 +30,17 @@ enum sprof_kind {
     SPROF_KIND_COUNT
 };
 
-/* Where the time goes, in the coarse classes users ask about. Stored on disk. */
+/* Where the time goes, in the coarse classes users ask about. Stored on
+ * disk, but only the first SPROF_COST_STORED_COUNT: a symmap never carries
+ * KERNEL (the writer refuses it, the reader rejects it); the offline tools
+ * give it only to the synthetic leaf of a kernel-time sample. */
 enum sprof_cost {
     SPROF_COST_USER = 0,    /* Ruby methods and blocks */
     SPROF_COST_RUNTIME = 1, /* Spinel runtime helpers other than the collector */
     SPROF_COST_GC = 2,      /* collector and allocator */
     SPROF_COST_NATIVE = 3,  /* libc, other native code */
+    SPROF_COST_STORED_COUNT,
+    SPROF_COST_KERNEL = SPROF_COST_STORED_COUNT, /* kernel time on the thread's behalf ([syscall write]) */
     SPROF_COST_COUNT
 };
 
@@ -47,7 +52,7 @@ enum sprof_frame_flags {
 };
 
 const char *sprof_kind_name(enum sprof_kind k);  /* "toplevel", "imeth", ... */
-const char *sprof_cost_name(enum sprof_cost c);  /* "user", "runtime", "gc", "native" */
+const char *sprof_cost_name(enum sprof_cost c);  /* "user", "runtime", "gc", "native", "kernel" */
 
 /* One frame at a PC. Strings point into the mapped file (valid until close);
  * a missing string is "" (never NULL). */

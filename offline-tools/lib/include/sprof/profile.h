@@ -62,6 +62,22 @@ typedef struct sprof_profile_stats {
     uint64_t truncated_files; /* input traces that ended without END */
 } sprof_profile_stats;
 
+/* What one input trace says about its own accuracy, for the accounting
+ * warnings (sprof/accounting.h): its last STATS record (format 1.1 fields
+ * 0 = not recorded) and the weights of all its samples, before any
+ * --from/--to/--tid filter (the warnings are about the recording). */
+typedef struct sprof_trace_accounting {
+    char *path;
+    uint32_t mode, mechanism, hz; /* from INFO */
+    int have_stats;               /* 0: killed before the first STATS record */
+    uint64_t cpu_ns_total, user_cpu_ns, system_cpu_ns;
+    uint64_t weight_ns_total, kernel_weight_ns; /* the runtime's sums (0: not recorded) */
+    uint64_t achieved_millihz, threads_seen, samples_dropped, signals_lost;
+    uint32_t kernel_sampling, kernel_hz; /* enum sprof_kernel_sampling */
+    uint64_t read_weight_ns;        /* sum of the weights of the samples in the file */
+    uint64_t read_kernel_weight_ns; /* of which KERNEL samples */
+} sprof_trace_accounting;
+
 typedef struct sprof_profile {
     sprof_pframe *frames;
     size_t nframes;
@@ -78,6 +94,8 @@ typedef struct sprof_profile {
      * --from), and the time of the last sample kept. For pprof's
      * time_nanos/duration_nanos. */
     uint64_t start_realtime_ns, end_realtime_ns;
+    sprof_trace_accounting *traces; /* one per input trace, in load order */
+    size_t ntraces;
     struct sprof_profile_internal *internal; /* interning tables, string pool */
 } sprof_profile;
 

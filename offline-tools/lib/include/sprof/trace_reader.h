@@ -57,7 +57,7 @@ typedef struct sprof_trace_record {
         sprof_mapping_view mapping;
         sprof_thread_view thread;
         sprof_sample_view sample;
-        struct sprof_rec_stats stats; /* copied */
+        struct sprof_rec_stats stats; /* copied; format 1.1 fields 0 when the record predates them */
     } u;
 } sprof_trace_record;
 
@@ -80,6 +80,18 @@ int sprof_trace_truncated(const sprof_trace *t);
 uint64_t sprof_trace_offset(const sprof_trace *t);
 
 const char *sprof_mechanism_name(uint32_t mech); /* "perf_event", "cpuclock_paced", ... */
+/* STATS.kernel_sampling: "none", "perf_event", "tick", "?" */
+const char *sprof_kernel_sampling_name(uint32_t how);
+
+/* Name of x86-64 system call `nr` ("write"), NULL if out of the table
+ * (any int is safe to pass). Generated table: syscall_names.c. */
+const char *sprof_syscall_name(int nr);
+
+/* The synthetic leaf frame a KERNEL sample gets on top of its user stack:
+ * "[syscall write]", "[syscall]" (number unknown or not in the table),
+ * "[page fault]", "[kernel]". Written to buf; NULL if flags has no
+ * SPROF_SAMPLE_KERNEL. */
+const char *sprof_kernel_leaf_name(uint32_t flags, char *buf, size_t buflen);
 
 #ifdef __cplusplus
 }
