@@ -128,6 +128,22 @@ void tb_stats(trace_builder *b, uint64_t written, uint64_t dropped, uint64_t tru
     put(b, &r, sizeof r);
 }
 
+void tb_stats_record(trace_builder *b, const struct sprof_rec_stats *st, uint32_t size)
+{
+    struct sprof_rec_stats r = *st;
+    r.h.type = SPROF_REC_STATS;
+    r.h.size = size;
+    put(b, &r, size < sizeof r ? size : sizeof r);
+    for (size_t n = sizeof r; n < size; n += 8)
+        put(b, zeros, 8);
+}
+
+uint32_t tb_syscall_flags(int nr)
+{
+    return SPROF_SAMPLE_KERNEL | SPROF_SAMPLE_SYSCALL |
+           ((uint32_t)(nr + 1) & SPROF_SAMPLE_SYSCALL_MASK) << SPROF_SAMPLE_SYSCALL_SHIFT;
+}
+
 int tb_close(trace_builder *b, int truncated)
 {
     if (!truncated) {

@@ -24,6 +24,12 @@ void tb_sample(trace_builder *b, uint32_t tid, uint32_t flags, uint64_t time_ns,
                const uint32_t *fpoff, uint16_t nframes, const uint32_t *cand_off,
                const uint64_t *cand_val, uint16_t ncand);
 void tb_stats(trace_builder *b, uint64_t written, uint64_t dropped, uint64_t truncated);
+/* A whole STATS record as given (h is filled in), written `size` bytes
+ * long: SPROF_REC_STATS_V1_SIZE for a format 1.0 record, sizeof *st for
+ * 1.1, more for a future writer (zero bytes appended), less for a broken one. */
+void tb_stats_record(trace_builder *b, const struct sprof_rec_stats *st, uint32_t size);
+/* Sample flags of a kernel-time sample in system call `nr` (-1: unknown). */
+uint32_t tb_syscall_flags(int nr);
 /* Writes END unless `truncated`; closes. 0 ok. */
 int tb_close(trace_builder *b, int truncated);
 
