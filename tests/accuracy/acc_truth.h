@@ -1,0 +1,44 @@
+/* Ground truth for the accuracy programs (tests/accuracy/README.md).
+ * Every program prints, on stdout:
+ *   truth NAME NS   CPU ns spent inside function NAME (inclusive), or for a
+ *                   NAME in brackets ([syscall], [page fault], [kernel]) in
+ *                   samples whose leaf is such a kernel frame
+ *   truth total NS  CPU ns of everything the scope functions ran
+ *   scope FUNC      the profile's denominator: weight of the stacks holding
+ *                   any scope function ("*" = every stack)
+ *   score rperf     also score rperf's mean relative error over the methods
+ * Methods measure themselves with CLOCK_THREAD_CPUTIME_ID (a system call) around
+ * batches of >= ~50 us, never around each small step. */
+#ifndef ACC_TRUTH_H
+#define ACC_TRUTH_H
+#include <stdint.h>
+
+/* A Spinel-style top-level method: its own frame, never merged with another. */
+#define ACC_METHOD __attribute__((noinline, noclone))
+
+/* Reads the mode ("quick" as argv[1], or SPROF_ACCURACY_QUICK=1) and
+ * calibrates acc_spin. */
+void acc_setup(int argc, char **argv);
+/* CPU seconds the case aims at: 1.5 in full mode, 0.3 in quick mode. */
+double acc_budget_s(void);
+/* acc_spin units that take about `us` microseconds of CPU here. */
+uint64_t acc_units(double us);
+/* This thread's CPU time (user + system), ns. */
+int64_t acc_cpu_ns(void);
+void acc_truth(const char *name, int64_t ns);
+void acc_scope(const char *func);
+
+extern volatile uint64_t acc_sink;
+
+/* Compute work with no closed form; `salt` differs per caller so that no two
+ * methods have identical bodies (GCC cannot fold them into one). */
+static inline __attribute__((always_inline)) void acc_spin(uint64_t units, uint64_t salt)
+{
+    uint64_t x = salt;
+    for (uint64_t i = 0; i < units; i++) {
+        x = x * 6364136223846793005ULL + salt;
+        x ^= x >> 29;
+    }
+    acc_sink += x;
+}
+#endif

@@ -1,0 +1,307 @@
+#!/usr/bin/env python3
+"""Ground-truth accuracy of sprof profiles (tests/accuracy/README.md).
+
+For each case program (acc_<case>) and each mechanism, runs it under the
+preloaded runtime, folds the trace with both weights (samples, cpu), and
+compares every `truth` line the program printed with the profile:
+
+  share(method) = weight of in-scope stacks holding the method / weight of
+                  in-scope stacks ("scope" lines name the functions that put a
+                  stack in scope; "*" = every stack)
+  share([syscall] | [page fault] | [kernel]) = the same for stacks whose leaf
+                  is such a kernel frame ([kernel] = any of them)
+  truth share   = truth ns / "truth total" ns
+  error         = |share - truth share| in percentage points (pp)
+  rperf metric  = mean over the methods of |share - truth| / truth (cases that
+                  print "score rperf"; rperf's benchmark/accuracy measure)
+
+A row fails when its worst error exceeds --bound-pp + --noise-sigmas x the
+binomial standard deviation of that share (sqrt(t(1-t)/n), n = in-scope
+samples), or the rperf metric exceeds --rperf-bound + --rperf-noise x its
+binomial expectation (mean of 0.8 sqrt((1-t)/(t n))). Rows matching the
+expected-failure list (XFAIL below, or $SPROF_ACCURACY_XFAIL) report
+"expected failure" with their figure and do not fail the run.
+
+  accuracy.py --bin-dir DIR CASE... [--quick] [--mech perf_event,cpuclock,perf]
+              [--hz 4000] [--bound-pp 1.5] [--noise-sigmas 0] [--rperf-bound 0.6]
+              [--rperf-noise 0] [--work DIR] [--rows FILE] [--verbose]
+
+Mechanism `perf` is the reference: `perf record -g -e cpu-clock` (kernel
+samples included, needs root or perf_event_paranoid <= 1), folded by
+sprof-fold --kernel from `perf script`. Env: SPROF_BIN, SPROF_LIB (as ctest
+sets them).
+"""
+import argparse
+import fnmatch
+import math
+import os
+import shutil
+import subprocess
+import sys
+import tempfile
+
+CASES = ["io", "pagefault", "malloc", "stdio", "cheapcall", "fibers", "bursty",
+         "shortthreads", "deep", "methods50"]
+# per-case runtime settings: the deep case's 500-frame stacks need more than
+# the default 256 recorded frames to reach main
+CASE_ENV = {"deep": {"SPROF_MAX_DEPTH": "512"}}
+
+# Known failures of the runtime today, "case:mechanism:weight" (fnmatch
+# patterns). Overridden by $SPROF_ACCURACY_XFAIL (space separated; set it
+# empty to expect everything to pass). Remove entries as the runtime learns:
+# an expected failure that passes is reported as XPASS.
+XFAIL = [
+    # cpuclock: kernel time is not sampled as a kernel leaf (its signal lands
+    # on the return from the system call, and the CPU spent in the kernel is
+    # weighted onto the next user sample): [syscall]/[kernel] read ~0 in
+    # samples, and with --weight=cpu the syscall-heavy method takes the
+    # compute method's share; the syscall return piles up samples
+    "io:cpuclock:*", "pagefault:cpuclock:*", "cheapcall:cpuclock:*", "malloc:cpuclock:cpu",
+    "fibers:cpuclock:*",      # rt_sigprocmask per swapcontext: steps lose ~10 pp
+    "bursty:cpuclock:cpu",    # a burst's tail is charged to the next burst's start
+    # short threads: cpuclock never samples them; perf_event over-weights
+    # their one sample (it carries the thread's start-up CPU)
+    "shortthreads:*:*",
+    # unwinding out of glibc's frameless vfprintf internals: ~25 % of the
+    # samples do not reach main (both mechanisms)
+    "stdio:*:*",
+    # perf_event: the kernel's call chain stops at perf_event_max_stack (127)
+    # frames, so 500-deep samples lose sp_Deep_run and main
+    "deep:perf_event:*",
+]
+
+LEAF_CLASSES = {"[syscall]": ("syscall",), "[page fault]": ("page fault",),
+                "[kernel]": ("syscall", "page fault", "kernel")}
+PERF_FAULT_FRAMES = ("asm_exc_page_fault", "exc_page_fault", "handle_mm_fault", "do_user_addr_fault")
+PERF_SYSCALL_FRAMES = ("entry_SYSCALL_64", "do_syscall_64", "entry_SYSCALL_64_after_hwframe")
+
+
+def die(msg):
+    print("accuracy: " + msg, file=sys.stderr)
+    sys.exit(2)
+
+
+def parse_truth(text):
+    truth, scope, rperf = {}, [], False
+    for line in text.splitlines():
+        w = line.split()
+        if len(w) >= 3 and w[0] == "truth":
+            truth[" ".join(w[1:-1])] = int(w[-1])
+        elif len(w) == 2 and w[0] == "scope":
+            scope.append(w[1])
+        elif w == ["score", "rperf"]:
+            rperf = True
+    if "total" not in truth or truth["total"] <= 0 or not scope:
+        raise ValueError("no 'truth total' or no 'scope' line in the program's output")
+    return truth, scope, rperf
+
+
+def parse_folded(path):
+    stacks = []
+    with open(path, encoding="utf-8", errors="replace") as f:
+        for line in f:
+            line = line.rstrip("\n")
+            cut = line.rfind(" ")
+            if cut <= 0:
+                continue
+            try:
+                w = float(line[cut + 1:])
+            except ValueError:
+                continue
+            stacks.append((line[:cut].split(";"), w))
+    return stacks
+
+
+def leaf_class(frames):
+    """'syscall', 'page fault', 'kernel' or None for a stack (root first)."""
+    leaf = frames[-1]
+    if leaf.startswith("[syscall"):
+        return "syscall"
+    if leaf.startswith("[page fault"):
+        return "page fault"
+    if leaf.startswith("[kernel"):
+        return "kernel"
+    if leaf.endswith("_[k]"):  # perf script folded with --kernel
+        kframes = [f[:-4] for f in frames if f.endswith("_[k]")]
+        if any(f in PERF_FAULT_FRAMES for f in kframes):
+            return "page fault"
+        if any(f in PERF_SYSCALL_FRAMES for f in kframes):
+            return "syscall"
+        return "kernel"
+    return None
+
+
+def shares(stacks, scope, names):
+    """(weight in scope, weight overall, {name: share}) for truth names."""
+    total = in_scope = 0.0
+    got = dict.fromkeys(names, 0.0)
+    for frames, w in stacks:
+        total += w
+        fs = set(frames)
+        if "*" not in scope and not any(s in fs for s in scope):
+            continue
+        in_scope += w
+        cls = leaf_class(frames)
+        for n in names:
+            if n in LEAF_CLASSES:
+                if cls in LEAF_CLASSES[n]:
+                    got[n] += w
+            elif n in fs:
+                got[n] += w
+    return in_scope, total, {n: (got[n] / in_scope if in_scope else 0.0) for n in names}
+
+
+def score(truth, scope, rperf, stacks, n_samples, args):
+    """dict with worst error, rperf metric and bounds for one folded profile."""
+    names = [n for n in truth if n != "total"]
+    in_scope, total, got = shares(stacks, scope, names)
+    tot = truth["total"]
+    lines, worst, worst_name, over = [], 0.0, "", False
+    for n in names:
+        t = truth[n] / tot
+        err = abs(got[n] - t) * 100
+        sigma = math.sqrt(max(t * (1 - t), 0.0) / n_samples) * 100 if n_samples else 100.0
+        bound = args.bound_pp + args.noise_sigmas * sigma
+        lines.append((n, t * 100, got[n] * 100, err, bound))
+        if err > worst:
+            worst, worst_name = err, n
+        over = over or err > bound
+    res = {"worst": worst, "worst_name": worst_name, "lines": lines, "over": over,
+           "in_scope": in_scope / total * 100 if total else 0.0, "rperf": None}
+    if rperf:
+        methods = [n for n in names if n not in LEAF_CLASSES and truth[n] > 0]
+        rel = [abs(got[n] - truth[n] / tot) / (truth[n] / tot) for n in methods]
+        res["rperf"] = 100 * sum(rel) / len(rel)
+        noise = 100 * sum(0.8 * math.sqrt((1 - truth[n] / tot) / (truth[n] / tot * max(n_samples, 1)))
+                          for n in methods) / len(methods)
+        res["rperf_bound"] = args.rperf_bound + args.rperf_noise * noise
+        res["over"] = res["over"] or res["rperf"] > res["rperf_bound"]
+    return res
+
+
+def run(cmd, env=None, out=None, check=True):
+    with open(out, "w") if out else open(os.devnull, "w") as f:
+        p = subprocess.run(cmd, env=env, stdout=f, stderr=subprocess.PIPE, text=True)
+    if check and p.returncode != 0:
+        raise RuntimeError("%s exited with %d: %s" % (os.path.basename(cmd[0]), p.returncode, p.stderr.strip()[-400:]))
+    return p
+
+
+def count_samples(folded):
+    return int(sum(w for _, w in parse_folded(folded)))
+
+
+def profile(case, mech, prog, symmap, work, args):
+    """Runs one case under one mechanism; returns (truth text, {weight: folded path}, note)."""
+    d = os.path.join(work, case + "." + mech)
+    os.makedirs(d, exist_ok=True)
+    argv = [prog] + (["quick"] if args.quick else [])
+    truth_txt = os.path.join(d, "truth.txt")
+    env = dict(os.environ)
+    env.pop("SPROF_ACCURACY_QUICK", None)
+    env.update(CASE_ENV.get(case, {}))
+    fold = [os.path.join(args.bin_dir, "sprof-fold"), "--c-names"]
+    folded = {w: os.path.join(d, w + ".folded") for w in ("samples", "cpu")}
+    note = ""
+    if mech == "perf":
+        data = os.path.join(d, "perf.data")
+        run(["perf", "record", "-q", "-g", "-e", "cpu-clock", "-F", str(args.hz), "-o", data, "--"] + argv,
+            env=env, out=truth_txt)
+        script = os.path.join(d, "perf.txt")
+        run(["perf", "script", "-i", data], out=script)
+        for w in folded:
+            run(fold + ["--kernel", "--weight=" + w, "--perf-script", script, symmap, "-o", folded[w]])
+    else:
+        trace = os.path.join(d, "trace.bin")
+        if os.path.exists(trace):
+            os.unlink(trace)
+        env.update(SPROF_OUT=trace, SPROF_HZ=str(args.hz), LD_PRELOAD=os.path.join(args.lib_dir, "libsprof.so"))
+        if mech != "perf_event":
+            env["SPROF_TIMER"] = mech
+        else:
+            env.pop("SPROF_TIMER", None)
+        run(argv, env=env, out=truth_txt)
+        info = run([os.path.join(args.bin_dir, "sprof-trace"), "info", trace], out=os.path.join(d, "info.txt"))
+        with open(os.path.join(d, "info.txt")) as f:
+            used = [l.split(":", 1)[1].strip() for l in f if l.startswith("mechanism:")]
+        if used and not used[0].startswith(mech):
+            note = "ran as %s" % used[0]
+        for w in folded:
+            run(fold + ["--weight=" + w, trace, symmap, "-o", folded[w]])
+        del info
+    with open(truth_txt) as f:
+        return f.read(), folded, note
+
+
+def xfail_patterns():
+    env = os.environ.get("SPROF_ACCURACY_XFAIL")
+    return env.split() if env is not None else XFAIL
+
+
+def main():
+    ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+    ap.add_argument("cases", nargs="*", default=CASES)
+    ap.add_argument("--bin-dir", default=os.environ.get("SPROF_BIN"))
+    ap.add_argument("--lib-dir", default=os.environ.get("SPROF_LIB"))
+    ap.add_argument("--prog-dir", help="where acc_<case> are (default: --bin-dir)")
+    ap.add_argument("--quick", action="store_true")
+    ap.add_argument("--mech", default="perf_event,cpuclock")
+    ap.add_argument("--hz", type=int, default=4000)
+    ap.add_argument("--bound-pp", type=float, default=1.5)
+    ap.add_argument("--noise-sigmas", type=float, default=0.0)
+    ap.add_argument("--rperf-bound", type=float, default=0.6)
+    ap.add_argument("--rperf-noise", type=float, default=0.0)
+    ap.add_argument("--work")
+    ap.add_argument("--rows", help="append one line per row: case mech weight worst_pp rperf_pct status")
+    ap.add_argument("--verbose", "-v", action="store_true")
+    args = ap.parse_args()
+    if not args.bin_dir or not args.lib_dir:
+        die("need --bin-dir/--lib-dir or SPROF_BIN/SPROF_LIB")
+    prog_dir = args.prog_dir or args.bin_dir
+    for c in args.cases:
+        if c not in CASES:
+            die("unknown case %s (cases: %s)" % (c, " ".join(CASES)))
+    work = args.work or tempfile.mkdtemp(prefix="sprof-acc-")
+    os.makedirs(work, exist_ok=True)
+    patterns = xfail_patterns()
+    failed = 0
+    for case in args.cases:
+        prog = os.path.join(prog_dir, "acc_" + case)
+        symmap = os.path.join(work, "acc_" + case + ".symmap")
+        if not os.path.exists(symmap):
+            run([os.path.join(args.bin_dir, "sprof-symmap"), prog, "-o", symmap, "--quiet"])
+        for mech in args.mech.split(","):
+            try:
+                text, folded, note = profile(case, mech, prog, symmap, work, args)
+                truth, scope, rperf = parse_truth(text)
+                n = count_samples(folded["samples"])
+            except (RuntimeError, ValueError, OSError) as e:
+                print("accuracy: %-12s %-10s FAIL: %s" % (case, mech, e))
+                failed += 1
+                continue
+            for weight in ("samples", "cpu"):
+                res = score(truth, scope, rperf, parse_folded(folded[weight]), n, args)
+                key = "%s:%s:%s" % (case, mech, weight)
+                xf = any(fnmatch.fnmatchcase(key, p) for p in patterns)
+                status = ("XFAIL" if xf else "FAIL") if res["over"] else ("XPASS" if xf else "ok")
+                if status == "FAIL":
+                    failed += 1
+                rp = "" if res["rperf"] is None else "  rperf %.2f%% (bound %.2f)" % (res["rperf"], res["rperf_bound"])
+                label = {"XFAIL": "expected failure", "XPASS": "XPASS (unexpected pass: drop it from XFAIL)"}.get(status, status)
+                print("accuracy: %-12s %-10s %-7s worst %6.2f pp (%s)%s  %d samples, %.1f%% in scope  %s%s"
+                      % (case, mech, weight, res["worst"], res["worst_name"], rp, n, res["in_scope"], label,
+                         "  [" + note + "]" if note else ""))
+                if args.verbose or res["over"]:
+                    for name, t, g, err, bound in res["lines"]:
+                        print("    %-20s truth %6.2f%%  profile %6.2f%%  error %5.2f pp (bound %.2f)" % (name, t, g, err, bound))
+                if args.rows:
+                    with open(args.rows, "a") as f:
+                        f.write("%s %s %s %.3f %s %s\n" % (case, mech, weight, res["worst"],
+                                "-" if res["rperf"] is None else "%.3f" % res["rperf"], status))
+    if not args.work:
+        shutil.rmtree(work, ignore_errors=True)
+    return 1 if failed else 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
