@@ -97,6 +97,14 @@ int sprof_config_load(struct sprof_config *c)
         else if (!strcmp(timer, "itimer")) c->forced_mech = SPROF_MECH_ITIMER;
         else sprof_warn("SPROF_TIMER=%s unknown (perf_event|cpuclock|posix_timer|itimer); choosing", timer);
     }
+    const char *kernel = secure_getenv("SPROF_KERNEL");
+    c->kernel = SPROF_KERNEL_AUTO;
+    if (kernel && *kernel) {
+        if (!strcmp(kernel, "perf") || !strcmp(kernel, "perf_event")) c->kernel = SPROF_KERNEL_PERF;
+        else if (!strcmp(kernel, "tick")) c->kernel = SPROF_KERNEL_TICK;
+        else if (!strcmp(kernel, "off") || !strcmp(kernel, "0")) c->kernel = SPROF_KERNEL_OFF;
+        else if (strcmp(kernel, "auto") != 0) sprof_warn("SPROF_KERNEL=%s unknown (auto|perf|tick|off); using auto", kernel);
+    }
     c->enabled = 1;
     return 1;
 }

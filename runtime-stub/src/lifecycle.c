@@ -105,6 +105,10 @@ static void reset_counters(void)
     atomic_store(&g_sprof.exited_cpu_ns, 0);
     atomic_store(&g_sprof.unregistered_signals, 0);
     atomic_store(&g_sprof.aux_dropped, 0);
+    atomic_store(&g_sprof.ktick_signals, 0);
+    atomic_store(&g_sprof.exited_user_ns, 0);
+    atomic_store(&g_sprof.exited_sys_ns, 0);
+    g_sprof.weight_written = g_sprof.kernel_weight_written = 0;
     atomic_store(&g_sprof.stop_cpu_ns, 0);
     g_sprof.samples_written = g_sprof.samples_truncated = 0;
     g_sprof.dropped_released = g_sprof.lost_released = 0;
@@ -128,6 +132,26 @@ static int choose_mechanism(void)
     return SPROF_MECH_CPUCLOCK_PACED;
 }
 
+/* How kernel time is sampled, for the mechanism chosen (SPROF_KERNEL):
+ * the perf_event itself where the kernel lets it sample kernel mode, else
+ * the tick sampler (kernel_sampler.c). Wall mode and the tick-driven
+ * comparison mechanisms leave it alone. */
+static uint32_t choose_kernel_sampling(void)
+{
+    int want = g_sprof.cfg.kernel;
+    if (g_sprof.cfg.mode != SPROF_MODE_CPU || want == SPROF_KERNEL_OFF) return SPROF_KSAMPLE_NONE;
+    if (g_sprof.mech == SPROF_MECH_PERF_EVENT && want != SPROF_KERNEL_TICK) {
+        if (sprof_perf_probe_kernel() == 0) return SPROF_KSAMPLE_PERF;
+        if (want == SPROF_KERNEL_PERF)
+            sprof_warn("SPROF_KERNEL=perf: perf_event may not sample kernel mode here (%s; "
+                       "perf_event_paranoid > 1 without CAP_PERFMON); using the kernel tick",
+                       strerror(errno));
+    }
+    if (g_sprof.mech == SPROF_MECH_PERF_EVENT || g_sprof.mech == SPROF_MECH_CPUCLOCK_PACED)
+        return SPROF_KSAMPLE_TICK;
+    return SPROF_KSAMPLE_NONE;
+}
+
 static int start_signals(void)
 {
     if (sprof_signal_install() != 0) return -1;
@@ -145,11 +169,12 @@ static void start_common(int lazy_file)
     if (sprof_writer_open(lazy_file) != 0) return;
     g_sprof.start_mono_ns = sprof_now_ns(CLOCK_MONOTONIC);
     g_sprof.mech = choose_mechanism();
+    g_sprof.ksample = choose_kernel_sampling();
 
     sprof_maps_changed();
     sprof_maps_scan(0); /* exec table before the first sample */
     int ok;
-    if (g_sprof.mech == SPROF_MECH_PERF_EVENT) ok = 1;
+    if (g_sprof.mech == SPROF_MECH_PERF_EVENT) ok = g_sprof.ksample != SPROF_KSAMPLE_TICK || sprof_signal_install() == 0;
     else if (g_sprof.mech == SPROF_MECH_WALL_PERF) ok = sprof_sampler_start() == 0;
     else ok = start_signals() == 0;
     if (ok) {
@@ -160,6 +185,7 @@ static void start_common(int lazy_file)
             atomic_store(&g_sprof.running, 0);
             sprof_sampler_stop();
             g_sprof.mech = g_sprof.mech == SPROF_MECH_WALL_PERF ? SPROF_MECH_WALL : SPROF_MECH_CPUCLOCK_PACED;
+            g_sprof.ksample = choose_kernel_sampling();
             ok = start_signals() == 0;
             if (ok) {
                 atomic_store(&g_sprof.running, 1);
@@ -211,10 +237,11 @@ void sprof_stop(void)
         struct sprof_thread *t = &g_sprof.threads[i];
         if (atomic_load(&t->state) != SLOT_ACTIVE) continue;
         if (sprof_uses_perf()) sprof_perf_thread_stop(t);
-        else if (t->ptimer_ok) {
+        if (t->ptimer_ok) {
             t->ptimer_ok = 0;
             timer_delete(t->ptimer);
         }
+        sprof_ktick_thread_stop(t);
     }
     sprof_writer_finish();
 }

@@ -19,14 +19,21 @@
 
 #if defined(__x86_64__)
 #include <asm/perf_regs.h>
-#define REG_MASK ((1ull << PERF_REG_X86_BP) | (1ull << PERF_REG_X86_SP) | (1ull << PERF_REG_X86_IP))
-/* values come in bit order: bp (6), sp (7), ip (8) */
-#define REG_IDX_FP 0
-#define REG_IDX_SP 1
-#define REG_IDX_PC 2
+#define REG_MASK                                                                                    \
+    ((1ull << PERF_REG_X86_CX) | (1ull << PERF_REG_X86_BP) | (1ull << PERF_REG_X86_SP) |           \
+     (1ull << PERF_REG_X86_IP))
+/* values come in bit order: cx (2), bp (6), sp (7), ip (8); cx tells a
+ * system-call entry (it holds the return address) from a fault */
+#define REG_COUNT 4
+#define REG_IDX_CX 0
+#define REG_IDX_FP 1
+#define REG_IDX_SP 2
+#define REG_IDX_PC 3
 #elif defined(__aarch64__)
 #include <asm/perf_regs.h>
 #define REG_MASK ((1ull << PERF_REG_ARM64_X29) | (1ull << PERF_REG_ARM64_SP) | (1ull << PERF_REG_ARM64_PC))
+#define REG_COUNT 3
+#define REG_IDX_CX (-1)
 #define REG_IDX_FP 0
 #define REG_IDX_SP 1
 #define REG_IDX_PC 2
@@ -58,7 +65,11 @@ static uint32_t max_stack_sysctl(void)
 
 static uint32_t chain_max;
 
-static int open_event(void)
+/* kernel: sample kernel mode too (perf_event_paranoid <= 1 or
+ * CAP_PERFMON). A kernel-mode sample still carries the user registers and
+ * stack (REGS_USER, STACK_USER, the user callchain): the context that
+ * entered the kernel. */
+static int open_event(int kernel)
 {
     struct perf_event_attr a;
     memset(&a, 0, sizeof a);
@@ -71,7 +82,7 @@ static int open_event(void)
     a.read_format = 0;
     a.sample_regs_user = REG_MASK;
     a.sample_stack_user = g_sprof.cfg.perf_stack;
-    a.exclude_kernel = 1;
+    a.exclude_kernel = kernel ? 0 : 1;
     a.exclude_hv = 1;
     a.exclude_callchain_kernel = 1;
     a.use_clockid = 1;
@@ -89,7 +100,19 @@ int sprof_perf_probe(void)
 #if !defined(REG_MASK)
     return -1;
 #else
-    int fd = open_event();
+    int fd = open_event(0);
+    if (fd < 0) return -1;
+    close(fd);
+    return 0;
+#endif
+}
+
+int sprof_perf_probe_kernel(void)
+{
+#if !defined(REG_MASK)
+    return -1;
+#else
+    int fd = open_event(1);
     if (fd < 0) return -1;
     close(fd);
     return 0;
@@ -98,7 +121,7 @@ int sprof_perf_probe(void)
 
 int sprof_perf_thread_start(struct sprof_thread *t)
 {
-    int fd = open_event();
+    int fd = open_event(g_sprof.ksample == SPROF_KSAMPLE_PERF);
     if (fd < 0) return -1;
     long page = sysconf(_SC_PAGESIZE);
     for (size_t pages = sprof_perf_data_pages(); pages >= 4; pages /= 2) {
@@ -125,7 +148,18 @@ static uint8_t wrap_buf[65536 + 64];
 static uint8_t *rec_buf;
 static uint32_t rec_cap;
 
-static void handle_sample(struct sprof_thread *t, const uint8_t *p, uint32_t len)
+/* Weight of a user-mode sample when kernel mode is sampled by the tick
+ * sampler: the task clock advanced k periods since the previous sample, the
+ * k-1 periods whose timer fired in kernel mode were skipped by the kernel
+ * and are in KERNEL samples already; this sample stands for the rest. */
+static uint64_t user_part(uint64_t delta)
+{
+    const uint64_t period = g_sprof.period_ns;
+    uint64_t k = (delta + period / 2) / period;
+    return k >= 2 ? delta - (k - 1) * period : delta;
+}
+
+static void handle_sample(struct sprof_thread *t, const uint8_t *p, uint32_t len, int kernel_mode)
 {
     const uint8_t *end = p + len;
 #define TAKE(dst) do { if ((size_t)(end - p) < sizeof(dst)) return; memcpy(&(dst), p, sizeof(dst)); p += sizeof(dst); } while (0)
@@ -141,7 +175,7 @@ static void handle_sample(struct sprof_thread *t, const uint8_t *p, uint32_t len
     p += nr * 8;
     uint64_t abi;
     TAKE(abi);
-    uint64_t regs[3] = {0, 0, 0};
+    uint64_t regs[REG_COUNT] = {0};
     if (abi != PERF_SAMPLE_REGS_ABI_NONE) {
         TAKE(regs);
     }
@@ -175,6 +209,12 @@ static void handle_sample(struct sprof_thread *t, const uint8_t *p, uint32_t len
     rec->time_ns = time;
     rec->weight_ns = value > t->perf_last_count ? value - t->perf_last_count : 0;
     t->perf_last_count = value;
+    if (kernel_mode) {
+        int nr = REG_IDX_CX >= 0 ? sprof_syscall_return_copy(regs[REG_IDX_PC], regs[REG_IDX_CX >= 0 ? REG_IDX_CX : 0]) : -2;
+        rec->flags |= nr >= -1 ? sprof_syscall_flags(nr) : SPROF_SAMPLE_KERNEL;
+    } else if (g_sprof.ksample == SPROF_KSAMPLE_TICK) {
+        rec->weight_ns = user_part(rec->weight_ns);
+    }
     t->perf_win_cpu += rec->weight_ns;
     t->perf_win_n++;
     if (g_sprof.mech == SPROF_MECH_WALL_PERF) rec->weight_ns += atomic_exchange(&t->wait_ns, 0);
@@ -186,8 +226,7 @@ static void handle_sample(struct sprof_thread *t, const uint8_t *p, uint32_t len
     uint32_t size = sprof_build_from_dump(rec, rec_cap, regs[REG_IDX_PC], sp, regs[REG_IDX_FP], kchain, nk,
                                           nuser >= chain_max, dump, dyn, stack_hi, g_sprof.cfg.max_depth);
     if (!size) return;
-    if (rec->flags & SPROF_SAMPLE_TRUNCATED) g_sprof.samples_truncated++;
-    g_sprof.samples_written++;
+    sprof_count_sample(rec);
     sprof_out_append(rec, size);
 }
 
@@ -267,7 +306,9 @@ uint64_t sprof_perf_drain(struct sprof_thread *t)
             memcpy(wrap_buf + first, data, h.size - first);
             rec = wrap_buf;
         }
-        if (h.type == PERF_RECORD_SAMPLE) handle_sample(t, rec + sizeof h, h.size - (uint32_t)sizeof h);
+        if (h.type == PERF_RECORD_SAMPLE)
+            handle_sample(t, rec + sizeof h, h.size - (uint32_t)sizeof h,
+                          (h.misc & PERF_RECORD_MISC_CPUMODE_MASK) == PERF_RECORD_MISC_KERNEL);
         else if (h.type == PERF_RECORD_LOST && h.size >= sizeof h + 16) {
             uint64_t lost;
             memcpy(&lost, rec + sizeof h + 8, 8);
@@ -277,6 +318,6 @@ uint64_t sprof_perf_drain(struct sprof_thread *t)
         n++;
     }
     __atomic_store_n(&pg->data_tail, tail, __ATOMIC_RELEASE);
-    if (atomic_load(&t->state) == SLOT_ACTIVE) adjust_period(t);
+    if (atomic_load(&t->state) == SLOT_ACTIVE && g_sprof.ksample == SPROF_KSAMPLE_NONE) adjust_period(t);
     return n;
 }

@@ -66,10 +66,11 @@ struct sprof_thread *sprof_thread_register(void)
     t->last_cpu_ns = t->cpu_start_ns = sprof_now_ns(CLOCK_THREAD_CPUTIME_ID);
     atomic_store(&t->last_wall_ns, t->start_ns);
 
-    int ok;
-    if (sprof_uses_perf()) {
-        ok = sprof_perf_thread_start(t) == 0;
-    } else {
+    sprof_thread_user_sys(0, &t->user_start_ns, &t->sys_start_ns);
+
+    int ok = 1;
+    if (sprof_uses_perf()) ok = sprof_perf_thread_start(t) == 0;
+    if (ok && sprof_uses_signals()) {
         uint32_t need = sprof_scratch_size(g_sprof.cfg.max_depth);
         if (!t->scratch || t->scratch_cap < need) {
             if (t->scratch) munmap(t->scratch, t->scratch_cap);
@@ -88,6 +89,10 @@ struct sprof_thread *sprof_thread_register(void)
         if (!atomic_exchange(&warned, 1) && g_sprof.threads_seen > 0)
             sprof_warn("thread %u could not be set up for sampling; it runs unprofiled", t->tid);
         sprof_self = NULL;
+        if (sprof_uses_perf()) {
+            sprof_perf_thread_stop(t);
+            sprof_thread_release_perf(t);
+        }
         sprof_ring_free(&t->ring);
         atomic_store(&t->state, SLOT_FREE);
         return NULL;
@@ -106,11 +111,24 @@ void sprof_thread_unregister(void)
     sigfillset(&all);
     pthread_sigmask(SIG_BLOCK, &all, &old);
     if (sprof_uses_perf()) sprof_perf_thread_stop(t);
-    else sprof_signal_thread_stop(t);
+    if (sprof_uses_signals()) sprof_signal_thread_stop(t);
     sprof_self = NULL;
     t->final_cpu_ns = sprof_now_ns(CLOCK_THREAD_CPUTIME_ID);
+    if (sprof_thread_user_sys(0, &t->user_final_ns, &t->sys_final_ns) != 0) {
+        t->user_final_ns = t->user_start_ns;
+        t->sys_final_ns = t->sys_start_ns;
+    }
     atomic_store(&t->state, SLOT_EXITED);
     pthread_sigmask(SIG_SETMASK, &old, NULL);
+}
+
+/* The perf event and its ring (a failed set-up, or the final release). */
+void sprof_thread_release_perf(struct sprof_thread *t)
+{
+    if (t->perf_base) munmap(t->perf_base, t->perf_len);
+    t->perf_base = NULL;
+    if (t->perf_fd >= 0) close(t->perf_fd);
+    t->perf_fd = -1;
 }
 
 /* Writer thread, io_lock held, after the slot's final drain. */
@@ -119,10 +137,9 @@ void sprof_thread_release(struct sprof_thread *t)
     g_sprof.dropped_released += atomic_load(&t->dropped);
     g_sprof.lost_released += atomic_load(&t->lost);
     atomic_fetch_add(&g_sprof.exited_cpu_ns, t->final_cpu_ns - t->cpu_start_ns);
-    if (t->perf_base) munmap(t->perf_base, t->perf_len);
-    t->perf_base = NULL;
-    if (t->perf_fd >= 0) close(t->perf_fd);
-    t->perf_fd = -1;
+    atomic_fetch_add(&g_sprof.exited_user_ns, t->user_final_ns - t->user_start_ns);
+    atomic_fetch_add(&g_sprof.exited_sys_ns, t->sys_final_ns - t->sys_start_ns);
+    sprof_thread_release_perf(t);
     if (t->stat_fd >= 0) close(t->stat_fd);
     if (t->syscall_fd >= 0) close(t->syscall_fd);
     t->stat_fd = t->syscall_fd = -1;

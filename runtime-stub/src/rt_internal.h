@@ -26,6 +26,17 @@
 #define SPROF_MAX_FRAME_STEP (1u << 20)  /* largest accepted distance between frame records */
 #define SPROF_PERF_STACK_DEFAULT 4096u   /* user stack bytes the kernel copies per sample */
 
+/* SPROF_KERNEL: how kernel time is sampled */
+enum sprof_kernel_choice {
+    SPROF_KERNEL_AUTO = 0, /* perf_event kernel samples where allowed, else the tick sampler */
+    SPROF_KERNEL_PERF = 1, /* perf_event kernel samples (refused: warn, use the tick sampler) */
+    SPROF_KERNEL_TICK = 2, /* the tick sampler even where perf_event could sample the kernel */
+    SPROF_KERNEL_OFF = 3,  /* not sampled: kernel time goes into the next user sample's weight */
+};
+
+/* sigev_value of the tick sampler's timer: tells its signals from the pacer's */
+#define SPROF_KTICK_COOKIE 0x6b74636b
+
 struct sprof_config {
     int enabled;
     char out_path[4096];
@@ -36,6 +47,7 @@ struct sprof_config {
     int forced_mech;    /* enum sprof_mechanism, 0 = choose */
     int overwrite;
     uint32_t perf_stack;  /* SPROF_PERF_STACK: bytes of user stack per perf_event sample */
+    int kernel;           /* SPROF_KERNEL: enum sprof_kernel_choice */
     char pattern[4096]; /* SPROF_OUT before %p expansion (fork children re-expand) */
 };
 
@@ -73,10 +85,19 @@ struct sprof_thread {
     _Atomic uint64_t wait_ns;    /* wall_perf: runnable-but-waiting time, added to the next on-CPU sample */
     uint64_t look_cpu_ns;        /* wall_perf sampler: thread CPU at its previous look */
     uint64_t pacer_next_cpu_ns;  /* pacer: thread CPU at which the next signal is due */
+    _Atomic uint64_t pacer_faults; /* pacer: the thread's page faults when it decided to signal */
     timer_t ptimer;
     void *altstack;
     size_t altstack_len;
     int ptimer_ok;
+
+    /* tick kernel sampler (kernel_sampler.c); handler only but for the start values */
+    timer_t ktimer;
+    int ktimer_ok;
+    uint64_t k_last_user, k_last_sys; /* raw tick-charged utime / stime at the previous ktick */
+    uint64_t k_last_faults;
+    uint64_t user_start_ns, sys_start_ns; /* raw utime / stime when registered */
+    uint64_t user_final_ns, sys_final_ns; /* ... at exit */
 
     /* perf_event mechanism */
     int perf_fd;
@@ -133,6 +154,10 @@ struct sprof_globals {
     _Atomic uint64_t sampler_epoch;
     _Atomic int sampler_active;
     uint32_t sig_mech_flags;
+    uint32_t ksample;    /* enum sprof_kernel_sampling running */
+    _Atomic uint64_t ktick_signals;
+    _Atomic uint64_t exited_user_ns, exited_sys_ns; /* raw utime / stime of threads already gone */
+    uint64_t weight_written, kernel_weight_written; /* writer: sums over the samples written */
 };
 
 extern struct sprof_globals g_sprof SPROF_HIDDEN;
@@ -156,6 +181,8 @@ static inline int sprof_uses_perf(void)
     return g_sprof.mech == SPROF_MECH_PERF_EVENT || g_sprof.mech == SPROF_MECH_WALL_PERF;
 }
 static inline int sprof_is_wall(void) { return g_sprof.mech == SPROF_MECH_WALL || g_sprof.mech == SPROF_MECH_WALL_PERF; }
+/* Does each thread need the signal side (handler ring, scratch, alternate stack)? */
+static inline int sprof_uses_signals(void) { return !sprof_uses_perf() || g_sprof.ksample == SPROF_KSAMPLE_TICK; }
 
 /* config.c */
 SPROF_HIDDEN int sprof_config_load(struct sprof_config *c);
@@ -205,15 +232,28 @@ SPROF_HIDDEN uint32_t sprof_max_record_size(uint32_t max_depth);
 SPROF_HIDDEN uint32_t sprof_scratch_size(uint32_t max_depth);
 SPROF_HIDDEN void sprof_regs_from_ucontext(void *uc, uint64_t *pc, uint64_t *sp, uint64_t *fp);
 SPROF_HIDDEN int sprof_interrupted_syscall(void *uc, uint64_t pc);
+SPROF_HIDDEN uint64_t sprof_syscall_reg_from_ucontext(void *uc);
+
+/* kernel_sampler.c */
+SPROF_HIDDEN int sprof_thread_user_sys(uint32_t tid, uint64_t *user_ns, uint64_t *sys_ns); /* tid 0 = self */
+SPROF_HIDDEN int sprof_decode_syscall_return(const uint8_t code[9], uint64_t pc, uint64_t rcx);
+SPROF_HIDDEN int sprof_syscall_return_at(uint64_t pc, uint64_t rcx);   /* live code; nr, -1, -2 = not one */
+SPROF_HIDDEN int sprof_syscall_return_copy(uint64_t pc, uint64_t rcx); /* same, reading with process_vm_readv */
+SPROF_HIDDEN uint32_t sprof_syscall_flags(int nr); /* KERNEL|SYSCALL|number for nr >= -1; 0 for -2 */
+SPROF_HIDDEN int sprof_ktick_thread_start(struct sprof_thread *t);
+SPROF_HIDDEN void sprof_ktick_thread_stop(struct sprof_thread *t);
+SPROF_HIDDEN uint32_t sprof_ktick_classify(struct sprof_thread *t, uint64_t pc, uint64_t rcx, uint64_t *weight);
 
 /* registry.c */
 SPROF_HIDDEN struct sprof_thread *sprof_thread_register(void);
 SPROF_HIDDEN void sprof_thread_unregister(void);
 SPROF_HIDDEN void sprof_thread_release(struct sprof_thread *t); /* writer: after final drain */
+SPROF_HIDDEN void sprof_thread_release_perf(struct sprof_thread *t);
 
 /* mechanisms */
 SPROF_HIDDEN size_t sprof_perf_data_pages(void); /* per-thread ring size wanted */
 SPROF_HIDDEN int sprof_perf_probe(void);                /* can this process use perf_event? */
+SPROF_HIDDEN int sprof_perf_probe_kernel(void); /* ... and sample kernel mode with it? */
 SPROF_HIDDEN int sprof_perf_thread_start(struct sprof_thread *t);
 SPROF_HIDDEN void sprof_perf_thread_stop(struct sprof_thread *t);
 SPROF_HIDDEN uint64_t sprof_perf_drain(struct sprof_thread *t);
@@ -234,6 +274,7 @@ SPROF_HIDDEN int sprof_writer_open(int lazy); /* lazy: create the file at the fi
 SPROF_HIDDEN int sprof_writer_start(void);
 SPROF_HIDDEN void sprof_writer_finish(void); /* stop thread, drain, STATS, END, close */
 SPROF_HIDDEN void sprof_out_append(const void *rec, uint32_t len);
+SPROF_HIDDEN void sprof_count_sample(const struct sprof_rec_sample *s); /* totals for STATS */
 SPROF_HIDDEN void sprof_out_flush(void);
 SPROF_HIDDEN void sprof_emit_info(void);
 SPROF_HIDDEN void sprof_emit_thread(uint32_t tid, uint32_t event, const char *name);

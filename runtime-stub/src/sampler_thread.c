@@ -49,15 +49,28 @@ static int open_task_file(uint32_t tid, const char *what)
     return open(path, O_RDONLY | O_CLOEXEC);
 }
 
-/* Running state of a thread from /proc/self/task/TID/stat: 'R', 'S', 'D', ... */
-static char thread_state(struct proc_fds *p)
+/* Running state of a thread from /proc/self/task/TID/stat: 'R', 'S', 'D',
+ * ...; *faults = its minor + major page faults so far (fields 10 and 12). */
+static char thread_state(struct proc_fds *p, uint64_t *faults)
 {
     char buf[512];
     ssize_t n = pread(p->stat_fd, buf, sizeof buf - 1, 0);
     if (n <= 0) return 0;
     buf[n] = 0;
     char *rp = strrchr(buf, ')');
-    return rp && rp[1] == ' ' ? rp[2] : 0;
+    if (!rp || rp[1] != ' ') return 0;
+    if (faults) {
+        /* after ')': state(3) ppid pgrp session tty tpgid flags minflt(10) cminflt majflt(12) */
+        unsigned long long v[10] = {0};
+        const char *q = rp + 2;
+        for (int f = 3; f <= 12 && *q; f++) {
+            if (f >= 4) v[f - 4] = strtoull(q, NULL, 10);
+            while (*q && *q != ' ') q++;
+            while (*q == ' ') q++;
+        }
+        *faults = v[10 - 4] + v[12 - 4];
+    }
+    return rp[2];
 }
 
 /* The /proc handles of slot i, (re)opened when the slot's thread changed;
@@ -114,8 +127,12 @@ static void pace_cpuclock(void)
              * its period and then blocked would take the sample in its wait
              * (pthread_cond_wait...) and charge that CPU there; it is
              * signalled when it has run again. One pread of its stat. */
+            uint64_t faults = 0;
             if (cpu >= t->pacer_next_cpu_ns && !atomic_load(&t->pending) &&
-                (p->stat_fd < 0 || thread_state(p) == 'R') && !atomic_exchange(&t->pending, 1)) {
+                (p->stat_fd < 0 || thread_state(p, &faults) == 'R') && !atomic_exchange(&t->pending, 1)) {
+                /* the handler tells from these whether the thread entered
+                 * the kernel between this decision and the signal's arrival */
+                atomic_store_explicit(&t->pacer_faults, faults, memory_order_relaxed);
                 if (tgkill_tid(t->tid, g_sprof.sig) == 0) {
                     t->pacer_next_cpu_ns += period;
                     if (cpu > t->pacer_next_cpu_ns + max_debt) t->pacer_next_cpu_ns = cpu + period;
@@ -202,7 +219,7 @@ static void pace_wall(void)
             int active = atomic_load_explicit(&t->state, memory_order_acquire) == SLOT_ACTIVE;
             struct proc_fds *p = proc_fds_for(i, t, active);
             if (!p) continue;
-            char st = p->stat_fd >= 0 ? thread_state(p) : 'R';
+            char st = p->stat_fd >= 0 ? thread_state(p, NULL) : 'R';
             if (g_sprof.mech == SPROF_MECH_WALL_PERF) {
                 /* Runnable time the task clock did not see (waiting for a CPU)
                  * goes to the thread's next on-CPU sample, as a late signal's

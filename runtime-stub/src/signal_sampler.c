@@ -10,6 +10,7 @@
 #include <string.h>
 #include <sys/mman.h>
 #include <sys/prctl.h>
+#include <sys/resource.h>
 #include <sys/syscall.h>
 #include <sys/time.h>
 #include <sys/uio.h>
@@ -20,6 +21,22 @@
 static struct sigaction old_prof_action;
 static int installed;
 
+/* cpuclock with the tick kernel sampler: the pacer's signal is a sample of
+ * where the thread was when the pacer decided; when the thread was in the
+ * kernel (a system call, a page fault), the signal only arrives at the
+ * return to user mode. Kernel time is the tick sampler's: such a landing is
+ * not a user-mode sample and records nothing (as perf_event skips a sample
+ * whose timer fires in kernel mode), and the CPU since the previous signal
+ * is not carried over (the next sample stands for its own period only). */
+static int pacer_landed_in_kernel(struct sprof_thread *t, uint64_t pc, uint64_t rcx)
+{
+    if (sprof_syscall_return_at(pc, rcx) >= -1) return 1;
+    struct rusage ru;
+    if (getrusage(RUSAGE_THREAD, &ru) != 0) return 0;
+    uint64_t faults = (uint64_t)ru.ru_minflt + (uint64_t)ru.ru_majflt;
+    return faults != atomic_load_explicit(&t->pacer_faults, memory_order_relaxed);
+}
+
 static void on_prof_signal(int sig, siginfo_t *si, void *uc)
 {
     (void)sig;
@@ -29,27 +46,39 @@ static void on_prof_signal(int sig, siginfo_t *si, void *uc)
         atomic_fetch_add_explicit(&g_sprof.unregistered_signals, 1, memory_order_relaxed);
         goto out;
     }
-    atomic_store_explicit(&t->pending, 0, memory_order_relaxed);
+    /* the tick kernel sampler's timer shares the signal (kernel_sampler.c) */
+    int ktick = si && si->si_code == SI_TIMER && si->si_value.sival_int == SPROF_KTICK_COOKIE;
+    if (!ktick) atomic_store_explicit(&t->pending, 0, memory_order_relaxed);
     if (!atomic_load_explicit(&g_sprof.running, memory_order_relaxed)) goto out;
-    if (si && si->si_code == SI_TIMER && si->si_overrun > 0)
+    if (!ktick && si && si->si_code == SI_TIMER && si->si_overrun > 0)
         atomic_fetch_add_explicit(&t->lost, (uint64_t)si->si_overrun, memory_order_relaxed);
 
     uint64_t pc, sp, fp;
     sprof_regs_from_ucontext(uc, &pc, &sp, &fp);
-    /* CPU mode, signal pacing: a signal that arrives while the thread is
-     * blocked in a system call (it ran its period, then blocked before the
-     * signal landed) would charge that CPU to the wait. Defer: no sample,
-     * the CPU stays on the thread's account for its next sample, and the
-     * pacer signals it again once it runs. The restart point is the
-     * syscall instruction itself (SA_RESTART) or just after it (-EINTR). */
-    if (g_sprof.cfg.mode == SPROF_MODE_CPU && g_sprof.mech == SPROF_MECH_CPUCLOCK_PACED &&
-        sprof_interrupted_syscall(uc, pc))
+    uint64_t rcx = sprof_syscall_reg_from_ucontext(uc);
+    uint32_t kflags = 0;
+    uint64_t kweight = 0;
+    if (ktick) {
+        kflags = sprof_ktick_classify(t, pc, rcx, &kweight);
+        if (!kflags) goto out; /* the tick found user mode: the main mechanism samples that */
+    } else if (g_sprof.cfg.mode == SPROF_MODE_CPU && g_sprof.mech == SPROF_MECH_CPUCLOCK_PACED &&
+               sprof_interrupted_syscall(uc, pc)) {
+        /* CPU mode, signal pacing: a signal that arrives while the thread is
+         * blocked in a system call (it ran its period, then blocked before the
+         * signal landed) would charge that CPU to the wait. Defer: no sample,
+         * the CPU stays on the thread's account for its next sample, and the
+         * pacer signals it again once it runs. The restart point is the
+         * syscall instruction itself (SA_RESTART) or just after it (-EINTR). */
         goto out;
+    }
 
     struct sprof_rec_sample *rec = (struct sprof_rec_sample *)t->scratch;
     memset(rec, 0, sizeof *rec);
     uint64_t now = sprof_now_ns(CLOCK_MONOTONIC);
-    if (g_sprof.cfg.mode == SPROF_MODE_WALL) {
+    if (ktick) {
+        rec->weight_ns = kweight;
+        rec->flags |= kflags;
+    } else if (g_sprof.cfg.mode == SPROF_MODE_WALL) {
         uint64_t prev = atomic_exchange_explicit(&t->last_wall_ns, now, memory_order_relaxed);
         rec->weight_ns = now > prev ? now - prev : 0;
         /* only running threads are signalled: off-CPU samples come from the sampler thread */
@@ -57,6 +86,7 @@ static void on_prof_signal(int sig, siginfo_t *si, void *uc)
         uint64_t cpu = sprof_now_ns(CLOCK_THREAD_CPUTIME_ID);
         rec->weight_ns = cpu > t->last_cpu_ns ? cpu - t->last_cpu_ns : 0;
         t->last_cpu_ns = cpu;
+        if (g_sprof.ksample == SPROF_KSAMPLE_TICK && pacer_landed_in_kernel(t, pc, rcx)) goto out;
     }
     rec->tid = t->tid;
     rec->time_ns = now;
@@ -219,6 +249,7 @@ int sprof_signal_thread_start(struct sprof_thread *t)
         }
         t->ptimer_ok = 1;
     }
+    if (g_sprof.ksample == SPROF_KSAMPLE_TICK && sprof_ktick_thread_start(t) != 0) return -1;
     return 0;
 }
 
@@ -226,6 +257,7 @@ void sprof_signal_thread_stop(struct sprof_thread *t)
 {
     if (t->ptimer_ok) timer_delete(t->ptimer);
     t->ptimer_ok = 0;
+    sprof_ktick_thread_stop(t);
     if (t->altstack) {
         stack_t off = {.ss_sp = NULL, .ss_size = 0, .ss_flags = SS_DISABLE};
         sigaltstack(&off, NULL); /* freed by the writer once the slot is drained */

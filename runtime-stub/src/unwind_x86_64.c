@@ -33,6 +33,19 @@ void sprof_regs_from_ucontext(void *ucv, uint64_t *pc, uint64_t *sp, uint64_t *f
 #endif
 }
 
+/* The register a system-call return leaves its return address in (x86-64:
+ * rcx, which the syscall instruction loads), for sprof_syscall_return_at. */
+uint64_t sprof_syscall_reg_from_ucontext(void *ucv)
+{
+#if defined(__x86_64__)
+    ucontext_t *uc = ucv;
+    return (uint64_t)uc->uc_mcontext.gregs[REG_RCX];
+#else
+    (void)ucv;
+    return 0;
+#endif
+}
+
 /* Was the thread stopped in a system call the signal interrupted? */
 int sprof_interrupted_syscall(void *ucv, uint64_t pc)
 {

@@ -233,12 +233,45 @@ static void read_comm(uint32_t tid, char out[16])
     if (nl) *nl = 0;
 }
 
-static void append_sample(const void *rec, uint32_t len)
+void sprof_count_sample(const struct sprof_rec_sample *s)
 {
-    const struct sprof_rec_sample *s = rec;
     if (s->flags & SPROF_SAMPLE_TRUNCATED) g_sprof.samples_truncated++;
     g_sprof.samples_written++;
+    g_sprof.weight_written += s->weight_ns;
+    if (s->flags & SPROF_SAMPLE_KERNEL) g_sprof.kernel_weight_written += s->weight_ns;
+}
+
+static void append_sample(const void *rec, uint32_t len)
+{
+    sprof_count_sample(rec);
     sprof_out_append(rec, len);
+}
+
+/* Raw (tick-charged) user and system CPU of the profiled threads since they
+ * registered, scaled so they add up to the precise total `cpu` (as the
+ * kernel's own getrusage does). */
+static void profiled_user_sys(uint64_t cpu, uint64_t *user, uint64_t *sys)
+{
+    uint64_t u = atomic_load(&g_sprof.exited_user_ns), s = atomic_load(&g_sprof.exited_sys_ns);
+    for (int i = 0, hi = sprof_slots_hi(); i < hi; i++) {
+        struct sprof_thread *t = &g_sprof.threads[i];
+        int st = atomic_load(&t->state);
+        uint64_t tu, ts;
+        if (st == SLOT_EXITED) {
+            tu = t->user_final_ns;
+            ts = t->sys_final_ns;
+        } else if (st != SLOT_ACTIVE || sprof_thread_user_sys(t->tid, &tu, &ts) != 0) {
+            continue;
+        }
+        u += tu > t->user_start_ns ? tu - t->user_start_ns : 0;
+        s += ts > t->sys_start_ns ? ts - t->sys_start_ns : 0;
+    }
+    if (u + s == 0) {
+        *user = *sys = 0;
+        return;
+    }
+    *sys = (uint64_t)((double)cpu * (double)s / (double)(u + s));
+    *user = cpu - *sys;
 }
 
 uint64_t sprof_profiled_cpu_ns(void)
@@ -291,6 +324,12 @@ static void emit_stats(void)
         s.achieved_millihz = cpu ? (uint64_t)((double)s.samples_written * 1e12 / (double)cpu) : 0;
     }
     s.threads_seen = atomic_load(&g_sprof.threads_seen);
+    profiled_user_sys(cpu, &s.user_cpu_ns, &s.system_cpu_ns);
+    s.weight_ns_total = g_sprof.weight_written;
+    s.kernel_weight_ns = g_sprof.kernel_weight_written;
+    s.kernel_sampling = g_sprof.ksample;
+    if (g_sprof.ksample == SPROF_KSAMPLE_TICK && cpu)
+        s.kernel_hz = (uint32_t)((double)atomic_load(&g_sprof.ktick_signals) * 1e9 / (double)cpu + 0.5);
     sprof_out_append(&s, sizeof s);
 }
 
@@ -317,11 +356,14 @@ uint32_t sprof_drain_all(void)
             }
             t->name_check_ns = now + 500000000ull;
         }
+        fill = 0;
         if (sprof_uses_perf()) {
             fill = sprof_perf_fill_256(t);
             sprof_perf_drain(t);
-        } else {
-            fill = sprof_ring_fill_256(&t->ring);
+        }
+        if (t->ring.buf) {
+            uint32_t f = sprof_ring_fill_256(&t->ring);
+            if (f > fill) fill = f;
             sprof_ring_drain(&t->ring, append_sample);
         }
         if (fill > max_fill) max_fill = fill;

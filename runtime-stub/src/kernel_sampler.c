@@ -1,0 +1,195 @@
+/* Kernel time without privileges: the "tick" kernel sampler.
+ *
+ * At perf_event_paranoid >= 2 a task-clock event may only sample user mode:
+ * when its timer fires while the thread is in the kernel (a system call, a
+ * page fault) the kernel drops the sample. The cpuclock fallback's signals,
+ * sent from another thread, land late, at the next return to user mode.
+ * Neither says where kernel time went (docs/runtime.md, "Kernel time").
+ *
+ * What does: a per-thread POSIX CPU-time timer. The kernel checks it at its
+ * tick, in the thread's own context, and (CONFIG_POSIX_CPU_TIMERS_TASK_WORK,
+ * x86-64's default since 5.11) queues the signal on the way back to user
+ * mode: after the interrupted user instruction if the tick found the thread
+ * in user mode, at the end of the system call or fault it found it in
+ * otherwise. The interrupted user context is then exactly the one that
+ * entered the kernel. The same tick charged the thread's raw utime or stime
+ * (the kernel's own tick accounting, readable as the per-thread CPUCLOCK_VIRT
+ * and CPUCLOCK_PROF clocks), so the handler knows which it was: stime grew
+ * since the previous handler => the tick was in the kernel. Such a tick
+ * becomes a KERNEL sample weighted by that stime; a user-mode tick records
+ * nothing (the main mechanism samples user mode at the asked rate).
+ *
+ * The timer's period is at most 1 ms, below every common tick (100..1000
+ * Hz), so every tick on which the thread ran expires it: one signal per
+ * tick, overruns are expected and not losses. A system call spanning
+ * several ticks gets one signal at its end carrying all of their stime. */
+#define _GNU_SOURCE
+#include <signal.h>
+#include <string.h>
+#include <sys/resource.h>
+#include <sys/syscall.h>
+#include <sys/uio.h>
+#include <time.h>
+#include <ucontext.h>
+#include <unistd.h>
+
+#include "rt_internal.h"
+
+/* Per-thread CPU clocks by kind (linux/posix-timers.h, not in libc's
+ * headers): PROF = utime + stime, VIRT = utime, both as the tick charged
+ * them; tid 0 is the calling thread. */
+#define CPUCLOCK_PROF 0
+#define CPUCLOCK_VIRT 1
+#define CPUCLOCK_PERTHREAD_MASK 4
+static clockid_t thread_clock(uint32_t tid, int kind)
+{
+    return (clockid_t)((~(unsigned)tid) << 3) | kind | CPUCLOCK_PERTHREAD_MASK;
+}
+
+int sprof_thread_user_sys(uint32_t tid, uint64_t *user_ns, uint64_t *sys_ns)
+{
+    uint64_t prof = 0, virt = 0;
+    struct timespec ts;
+    if (clock_gettime(thread_clock(tid, CPUCLOCK_PROF), &ts) != 0) return -1;
+    prof = (uint64_t)ts.tv_sec * 1000000000ull + (uint64_t)ts.tv_nsec;
+    if (clock_gettime(thread_clock(tid, CPUCLOCK_VIRT), &ts) != 0) return -1;
+    virt = (uint64_t)ts.tv_sec * 1000000000ull + (uint64_t)ts.tv_nsec;
+    *user_ns = virt;
+    *sys_ns = prof > virt ? prof - virt : 0;
+    return 0;
+}
+
+/* Minor + major page faults of the calling thread. */
+static uint64_t own_faults(void)
+{
+    struct rusage ru;
+    if (getrusage(RUSAGE_THREAD, &ru) != 0) return 0;
+    return (uint64_t)ru.ru_minflt + (uint64_t)ru.ru_majflt;
+}
+
+/* x86-64: is pc just after a `syscall` instruction that the thread entered
+ * the kernel by? The CPU put the return address in rcx (the kernel restores
+ * it there), which a fault or interrupt does not. code[] holds the 9 bytes
+ * before pc. Returns the system call number, -1 when the instruction before
+ * does not load it as an immediate, -2 when this is not a syscall return. */
+int sprof_decode_syscall_return(const uint8_t code[9], uint64_t pc, uint64_t rcx)
+{
+    if (code[7] != 0x0f || code[8] != 0x05 || rcx != pc) return -2;
+    uint32_t imm;
+    if (code[2] == 0xb8) { /* mov $imm32, %eax */
+        memcpy(&imm, code + 3, 4);
+        return imm < 4096 ? (int)imm : -1;
+    }
+    if (code[0] == 0x48 && code[1] == 0xc7 && code[2] == 0xc0) { /* mov $imm32, %rax */
+        memcpy(&imm, code + 3, 4);
+        return imm < 4096 ? (int)imm : -1;
+    }
+    if (code[5] == 0x31 && code[6] == 0xc0) return 0; /* xor %eax, %eax: read */
+    return -1;
+}
+
+/* The same from inside the process: the bytes are read only where the
+ * executable-mapping table says code is (readable on x86-64 Linux). */
+int sprof_syscall_return_at(uint64_t pc, uint64_t rcx)
+{
+#if defined(__x86_64__)
+    if (pc < 9 || rcx != pc || !sprof_is_exec(pc - 9) || !sprof_is_exec(pc - 1)) return -2;
+    uint8_t code[9];
+    memcpy(code, (const void *)(pc - 9), 9);
+    return sprof_decode_syscall_return(code, pc, rcx);
+#else
+    (void)pc;
+    (void)rcx;
+    return -2;
+#endif
+}
+
+/* The same for another moment's registers (the writer thread, perf
+ * samples): the code may have been unmapped since, so read it with
+ * process_vm_readv, which fails instead of faulting. */
+int sprof_syscall_return_copy(uint64_t pc, uint64_t rcx)
+{
+#if defined(__x86_64__)
+    if (pc < 9 || rcx != pc) return -2;
+    uint8_t code[9];
+    struct iovec l = {code, 9}, r = {(void *)(pc - 9), 9};
+    if (syscall(SYS_process_vm_readv, (long)g_sprof.pid, &l, 1L, &r, 1L, 0L) != 9) return -2;
+    return sprof_decode_syscall_return(code, pc, rcx);
+#else
+    (void)pc;
+    (void)rcx;
+    return -2;
+#endif
+}
+
+uint32_t sprof_syscall_flags(int nr)
+{
+    if (nr < -1) return 0;
+    uint32_t f = SPROF_SAMPLE_KERNEL | SPROF_SAMPLE_SYSCALL;
+    if (nr >= 0 && (uint32_t)nr + 1 <= SPROF_SAMPLE_SYSCALL_MASK)
+        f |= ((uint32_t)nr + 1) << SPROF_SAMPLE_SYSCALL_SHIFT;
+    return f;
+}
+
+/* thread CPU after a pacer signal within which a non-syscall kernel tick is
+ * taken for that signal's own delivery and return */
+#define SPROF_OWN_SIGNAL_NS 30000ull
+
+int sprof_ktick_thread_start(struct sprof_thread *t)
+{
+    sprof_thread_user_sys(0, &t->k_last_user, &t->k_last_sys);
+    t->k_last_faults = own_faults();
+    struct sigevent sev;
+    memset(&sev, 0, sizeof sev);
+    sev.sigev_notify = SIGEV_THREAD_ID;
+    sev.sigev_signo = g_sprof.sig;
+    sev.sigev_value.sival_int = SPROF_KTICK_COOKIE;
+    sev._sigev_un._tid = (pid_t)t->tid;
+    if (timer_create(CLOCK_THREAD_CPUTIME_ID, &sev, &t->ktimer) != 0) return -1;
+    uint64_t period = g_sprof.period_ns < 1000000ull ? g_sprof.period_ns : 1000000ull;
+    struct itimerspec its;
+    its.it_interval.tv_sec = 0;
+    its.it_interval.tv_nsec = (long)period;
+    its.it_value = its.it_interval;
+    if (timer_settime(t->ktimer, 0, &its, NULL) != 0) {
+        timer_delete(t->ktimer);
+        return -1;
+    }
+    t->ktimer_ok = 1;
+    return 0;
+}
+
+void sprof_ktick_thread_stop(struct sprof_thread *t)
+{
+    if (t->ktimer_ok) timer_delete(t->ktimer);
+    t->ktimer_ok = 0;
+}
+
+/* Signal handler, on a ktick signal: returns the flags of a KERNEL sample
+ * to record with *weight = the kernel time it stands for, or 0 when the
+ * tick found the thread in user mode. */
+uint32_t sprof_ktick_classify(struct sprof_thread *t, uint64_t pc, uint64_t rcx, uint64_t *weight)
+{
+    atomic_fetch_add_explicit(&g_sprof.ktick_signals, 1, memory_order_relaxed);
+    uint64_t user, sys;
+    if (sprof_thread_user_sys(0, &user, &sys) != 0) return 0;
+    uint64_t ds = sys > t->k_last_sys ? sys - t->k_last_sys : 0;
+    t->k_last_user = user;
+    t->k_last_sys = sys;
+    uint64_t faults = own_faults();
+    int faulted = faults != t->k_last_faults;
+    t->k_last_faults = faults;
+    if (!ds) return 0;
+    *weight = ds;
+    int nr = sprof_syscall_return_at(pc, rcx);
+    if (nr >= -1) return sprof_syscall_flags(nr);
+    /* Not a system call: a fault, or the kernel's work for an interrupt or
+     * a signal. The cpuclock pacer's own signals cost the thread kernel time
+     * (delivery, rt_sigreturn) right after its handler ran: that is sprof's,
+     * not the program's, and is left out. */
+    if (g_sprof.mech == SPROF_MECH_CPUCLOCK_PACED) {
+        uint64_t cpu = sprof_now_ns(CLOCK_THREAD_CPUTIME_ID);
+        if (cpu - t->last_cpu_ns < SPROF_OWN_SIGNAL_NS && !faulted) return 0;
+    }
+    return SPROF_SAMPLE_KERNEL | (faulted ? SPROF_SAMPLE_PAGE_FAULT : 0);
+}
