@@ -26,7 +26,7 @@ extern "C" {
 
 /* Extra frame flags beyond enum sprof_frame_flags (same 16-bit field). */
 enum sprof_pframe_flags {
-    SPROF_PFRAME_SYNTHETIC = 1u << 8,  /* [Fiber], [thread ...], [unknown] */
+    SPROF_PFRAME_SYNTHETIC = 1u << 8,  /* [Fiber], [thread ...], [unknown], kernel leaves ([syscall write]) */
     SPROF_PFRAME_UNRESOLVED = 1u << 9, /* no symbol: named module+0xoffset or 0xaddr */
 };
 
@@ -141,7 +141,7 @@ typedef struct sprof_fold_format {
     int weight_cpu;  /* 1: CPU ns, 0: sample counts */
     int c_names;     /* raw C names instead of Ruby names */
     int lines;       /* "Foo#bar:12" */
-    int classes;     /* suffix _[u] user, _[r] runtime, _[g] gc, _[n] native (docs/folded.md) */
+    int classes;     /* suffix _[u] user, _[r] runtime, _[g] gc, _[n] native, _[k] kernel (docs/folded.md) */
 } sprof_fold_format;
 int sprof_profile_write_folded(const sprof_profile *p, FILE *out, const sprof_fold_format *fmt);
 
