@@ -123,7 +123,8 @@ int sprof_profile_add_traces(sprof_profile *p, const char *const *trace_paths, s
 
 /* Add stacks from a folded file ("a;b;c 123" lines). Frame names are taken
  * as written; a trailing "_[k]"-style class suffix is parsed back into the
- * cost class. 0, or -1 + err naming the file and line. */
+ * cost class, and the kernel leaves ([syscall write], [page fault],
+ * [kernel]) are class kernel by name. 0, or -1 + err naming the file and line. */
 int sprof_profile_add_folded(sprof_profile *p, const char *path, char *err, size_t errlen);
 /* The same from an open stream; `path` only names it in errors. */
 int sprof_profile_add_folded_stream(sprof_profile *p, FILE *f, const char *path,
