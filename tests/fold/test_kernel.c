@@ -284,6 +284,14 @@ static void check_warnings(void)
     CHECK(fires(&a, SPROF_WARN_RATE, msg, sizeof msg) && strstr(msg, "kernel tick"), "tick timer: %s", msg);
     a.mode = SPROF_MODE_WALL;
     CHECK(!fires(&a, SPROF_WARN_RATE, msg, sizeof msg), "wall mode rate warned: %s", msg);
+    /* user-only perf sampling with much kernel time: the advice says why */
+    a = good_recording();
+    a.mechanism = SPROF_MECH_PERF_EVENT;
+    a.achieved_millihz = 800000;
+    a.kernel_sampling = SPROF_KSAMPLE_NONE;
+    CHECK(fires(&a, SPROF_WARN_RATE, msg, sizeof msg) && strstr(msg, "kernel sampling on") &&
+              !strstr(msg, "overloaded"),
+          "rate warning with unsampled kernel time: %s", msg);
 
     /* (c) kernel time not sampled, 10 % system */
     a = good_recording();

@@ -60,6 +60,14 @@ static int coverage(const sprof_trace_accounting *a, char *buf, size_t buflen)
     return 1;
 }
 
+/* Kernel time went unsampled and is a visible share of the threads' CPU. */
+static int kernel_time_unsampled(const sprof_trace_accounting *a)
+{
+    uint64_t cpu = sprof_accounting_cpu_ns(a);
+    return a->mode == SPROF_MODE_CPU && a->have_stats && a->kernel_sampling == SPROF_KSAMPLE_NONE && cpu > 0 &&
+           (double)a->system_cpu_ns > SPROF_WARN_MAX_UNSAMPLED_SYS * (double)cpu;
+}
+
 static int rate(const sprof_trace_accounting *a, char *buf, size_t buflen)
 {
     if (a->mode != SPROF_MODE_CPU || !a->have_stats || a->hz == 0 || a->cpu_ns_total == 0)
@@ -72,10 +80,15 @@ static int rate(const sprof_trace_accounting *a, char *buf, size_t buflen)
     double threads = a->threads_seen ? (double)a->threads_seen : 1.0;
     if (missing <= threads)
         return 0;
-    const char *fix = a->mechanism == SPROF_MECH_POSIX_TIMER || a->mechanism == SPROF_MECH_ITIMER
-                          ? "this timer fires only on the kernel tick; use the default mechanism "
-                            "(unset SPROF_TIMER) or a lower SPROF_HZ"
-                          : "the machine was overloaded; rerun at a lower SPROF_HZ or on a less loaded machine";
+    const char *fix;
+    if (a->mechanism == SPROF_MECH_POSIX_TIMER || a->mechanism == SPROF_MECH_ITIMER)
+        fix = "this timer fires only on the kernel tick; use the default mechanism (unset SPROF_TIMER) "
+              "or a lower SPROF_HZ";
+    else if (kernel_time_unsampled(a))
+        fix = "user-mode-only sampling skips the periods that end in the kernel (see the kernel-time "
+              "warning); rerun with kernel sampling on";
+    else
+        fix = "the machine was overloaded; rerun at a lower SPROF_HZ or on a less loaded machine";
     snprintf(buf, buflen,
              "%s: %.1f samples per CPU second were delivered of the %u asked (%.1f%%, mechanism %s): "
              "fewer samples make every figure noisier (their weights keep the shares right); %s",
@@ -85,10 +98,9 @@ static int rate(const sprof_trace_accounting *a, char *buf, size_t buflen)
 
 static int kernel_unsampled(const sprof_trace_accounting *a, char *buf, size_t buflen)
 {
-    uint64_t cpu = sprof_accounting_cpu_ns(a);
-    if (a->mode != SPROF_MODE_CPU || !a->have_stats || a->kernel_sampling != SPROF_KSAMPLE_NONE ||
-        cpu == 0 || (double)a->system_cpu_ns <= SPROF_WARN_MAX_UNSAMPLED_SYS * (double)cpu)
+    if (!kernel_time_unsampled(a))
         return 0;
+    uint64_t cpu = sprof_accounting_cpu_ns(a);
     snprintf(buf, buflen,
              "%s: kernel time is not sampled: it is charged to the next user-mode sample "
              "(%.3f s system CPU, %.1f%% of the profiled threads' CPU): the code after system calls "
