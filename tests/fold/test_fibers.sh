@@ -16,7 +16,8 @@ env SPROF_OUT="$d/t.trace" ${TIMER:+SPROF_TIMER=$TIMER} LD_PRELOAD="$SPROF_LIB/l
 cat "$d/stats"
 awk '
   { count = $NF; total += count; line = $0; sub(/ [0-9]+$/, "", line)
-    if (line ~ /fiber_work/) { work += count; if (line !~ /^\[Fiber\];fiber_body;fiber_work$/) { bad++; print "  misrooted: " line " " count } }
+    # a kernel-time sample (trace format 1.1) has its synthetic leaf on top
+    if (line ~ /fiber_work/) { work += count; if (line !~ /^\[Fiber\];fiber_body;fiber_work(;\[(syscall|syscall [a-z0-9_]+|page fault|kernel)\])?$/) { bad++; print "  misrooted: " line " " count } }
     if (line ~ /\[Fiber\]/ && line ~ /(^|;)main(;|$)/) { bad++; print "  stale chain into main: " line }
     if (line ~ /^\[Fiber\]/) fiber += count }
   END {
