@@ -143,6 +143,21 @@ static int keep_sample(const loader *L, const trace_state *T, const sprof_sample
     return 1;
 }
 
+/* How many samples a sample counts for under --weight=samples. One, except
+ * a kernel-time sample from the tick kernel sampler (docs/runtime.md): the
+ * kernel checks that timer only at its tick, so one such sample stands for
+ * every period of kernel time since the last (its weight); it counts as the
+ * samples the asked rate would have taken in that time, so that counts and
+ * CPU weights tell the same story. */
+static uint64_t sample_count(const sprof_sample_view *s, uint32_t hz)
+{
+    if (!(s->flags & SPROF_SAMPLE_KERNEL) || !hz)
+        return 1;
+    uint64_t period = 1000000000ull / hz;
+    uint64_t n = period ? (s->weight_ns + period / 2) / period : 1;
+    return n ? n : 1;
+}
+
 /* The accounting figures of the last STATS record (cumulative). */
 static void note_stats(sprof_trace_accounting *a, const struct sprof_rec_stats *st)
 {
@@ -229,7 +244,8 @@ static int read_trace(loader *L, trace_state *T, sprof_trace *t, char *err, size
                 T->last_kept_ns = rec.u.sample.time_ns;
             if (rec.u.sample.flags & SPROF_SAMPLE_TRUNCATED)
                 T->truncated++;
-            if (sprof_raw_add(&T->raw, &rec.u.sample, L->opt->per_thread) != 0) {
+            if (sprof_raw_add(&T->raw, &rec.u.sample, L->opt->per_thread,
+                              sample_count(&rec.u.sample, T->acct.hz)) != 0) {
                 snprintf(err, errlen, "%s: out of memory", T->path);
                 return -1;
             }

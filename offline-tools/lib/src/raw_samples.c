@@ -85,7 +85,7 @@ static const void *sample_body(sprof_raw_table *t, const sprof_sample_view *s, s
     return t->scratch;
 }
 
-int sprof_raw_add(sprof_raw_table *t, const sprof_sample_view *s, int keep_tid)
+int sprof_raw_add(sprof_raw_table *t, const sprof_sample_view *s, int keep_tid, uint64_t count)
 {
     uint64_t head[HEAD_WORDS] = {
         s->pc, s->sp, s->fp,
@@ -133,7 +133,7 @@ int sprof_raw_add(sprof_raw_table *t, const sprof_sample_view *s, int keep_tid)
     }
     slot->hash = h;
     slot->entry = e;
-    e->count++;
+    e->count += count;
     e->weight_ns += s->weight_ns;
     return 0;
 }

@@ -39,7 +39,8 @@ typedef struct sprof_raw_table {
 } sprof_raw_table;
 
 /* Add one sample (tid kept in the key only if keep_tid). 0, or -1 out of memory. */
-int sprof_raw_add(sprof_raw_table *t, const sprof_sample_view *s, int keep_tid);
+/* count: how many samples this one stands for (sample_count) */
+int sprof_raw_add(sprof_raw_table *t, const sprof_sample_view *s, int keep_tid, uint64_t count);
 /* The sample a table entry stands for (pointers into the entry). */
 void sprof_raw_view(const sprof_raw_sample *r, sprof_sample_view *s);
 void sprof_raw_free(sprof_raw_table *t);
