@@ -73,6 +73,15 @@ static int rate(const sprof_trace_accounting *a, char *buf, size_t buflen)
     if (a->mode != SPROF_MODE_CPU || !a->have_stats || a->hz == 0 || a->cpu_ns_total == 0)
         return 0;
     double asked = (double)a->hz, got = (double)a->achieved_millihz / 1000.0;
+    /* The tick kernel sampler takes kernel-mode samples at most at the
+     * kernel's tick rate (each weighted by the kernel time it stands for):
+     * what was asked of it is min(hz, tick) per kernel CPU second. */
+    uint64_t cpu = sprof_accounting_cpu_ns(a);
+    if (a->kernel_sampling == SPROF_KSAMPLE_TICK && a->kernel_hz && a->kernel_hz < a->hz && cpu &&
+        a->system_cpu_ns <= cpu) {
+        double sys = (double)a->system_cpu_ns / (double)cpu;
+        asked = asked * (1.0 - sys) + (double)a->kernel_hz * sys;
+    }
     if (got >= SPROF_WARN_MIN_RATE * asked)
         return 0;
     /* a short run is short of samples by its threads' last periods alone */
@@ -92,7 +101,7 @@ static int rate(const sprof_trace_accounting *a, char *buf, size_t buflen)
     snprintf(buf, buflen,
              "%s: %.1f samples per CPU second were delivered of the %u asked (%.1f%%, mechanism %s): "
              "fewer samples make every figure noisier (their weights keep the shares right); %s",
-             a->path, got, a->hz, 100.0 * got / asked, sprof_mechanism_name(a->mechanism), fix);
+             a->path, got, (unsigned)(asked + 0.5), 100.0 * got / asked, sprof_mechanism_name(a->mechanism), fix);
     return 1;
 }
 
