@@ -13,8 +13,13 @@
 #define ACC_TRUTH_H
 #include <stdint.h>
 
-/* A Spinel-style top-level method: its own frame, never merged with another. */
+/* A Spinel-style top-level method: its own frame, never merged with another
+ * (clang has no noclone and makes no constant-propagated clones either). */
+#if defined(__has_attribute) && __has_attribute(noclone)
 #define ACC_METHOD __attribute__((noinline, noclone))
+#else
+#define ACC_METHOD __attribute__((noinline))
+#endif
 
 /* Reads the mode ("quick" as argv[1], or SPROF_ACCURACY_QUICK=1) and
  * calibrates acc_spin. */
