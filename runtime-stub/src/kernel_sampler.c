@@ -181,6 +181,7 @@ uint32_t sprof_ktick_classify(struct sprof_thread *t, uint64_t pc, uint64_t rcx,
     t->k_last_faults = faults;
     if (!ds) return 0;
     *weight = ds;
+    if (g_sprof.mech == SPROF_MECH_CPUCLOCK_PACED) atomic_fetch_add_explicit(&t->kernel_owed_ns, ds, memory_order_relaxed);
     int nr = sprof_syscall_return_at(pc, rcx);
     if (nr >= -1) return sprof_syscall_flags(nr);
     /* Not a system call: a fault, or the kernel's work for an interrupt or

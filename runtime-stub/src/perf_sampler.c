@@ -149,14 +149,14 @@ static uint8_t *rec_buf;
 static uint32_t rec_cap;
 
 /* Weight of a user-mode sample when kernel mode is sampled by the tick
- * sampler: the task clock advanced k periods since the previous sample, the
- * k-1 periods whose timer fired in kernel mode were skipped by the kernel
- * and are in KERNEL samples already; this sample stands for the rest. */
+ * sampler: the event's timer fires every period of the thread's CPU and
+ * each firing that finds user mode is a sample, so each stands for one
+ * period of user time. (The task clock's advance would also carry the
+ * periods skipped in kernel mode, which KERNEL samples have already, and
+ * tell them apart from a late timer only by rounding.) */
 static uint64_t user_part(uint64_t delta)
 {
-    const uint64_t period = g_sprof.period_ns;
-    uint64_t k = (delta + period / 2) / period;
-    return k >= 2 ? delta - (k - 1) * period : delta;
+    return delta < g_sprof.period_ns ? delta : g_sprof.period_ns;
 }
 
 static void handle_sample(struct sprof_thread *t, const uint8_t *p, uint32_t len, int kernel_mode)

@@ -86,6 +86,8 @@ struct sprof_thread {
     uint64_t look_cpu_ns;        /* wall_perf sampler: thread CPU at its previous look */
     uint64_t pacer_next_cpu_ns;  /* pacer: thread CPU at which the next signal is due */
     _Atomic uint64_t pacer_faults; /* pacer: the thread's page faults when it decided to signal */
+    uint64_t pacer_carry_ns;       /* handler: CPU of pacer signals that landed at a kernel exit */
+    _Atomic uint64_t kernel_owed_ns; /* handler: kernel time in KERNEL samples not yet taken off user samples */
     timer_t ptimer;
     void *altstack;
     size_t altstack_len;

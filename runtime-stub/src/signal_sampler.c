@@ -86,7 +86,18 @@ static void on_prof_signal(int sig, siginfo_t *si, void *uc)
         uint64_t cpu = sprof_now_ns(CLOCK_THREAD_CPUTIME_ID);
         rec->weight_ns = cpu > t->last_cpu_ns ? cpu - t->last_cpu_ns : 0;
         t->last_cpu_ns = cpu;
-        if (g_sprof.ksample == SPROF_KSAMPLE_TICK && pacer_landed_in_kernel(t, pc, rcx)) goto out;
+        if (g_sprof.ksample == SPROF_KSAMPLE_TICK) {
+            if (pacer_landed_in_kernel(t, pc, rcx)) {
+                t->pacer_carry_ns += rec->weight_ns;
+                goto out;
+            }
+            uint64_t w = rec->weight_ns + t->pacer_carry_ns;
+            t->pacer_carry_ns = 0;
+            uint64_t owed = atomic_exchange_explicit(&t->kernel_owed_ns, 0, memory_order_relaxed);
+            uint64_t take = owed < w ? owed : w;
+            atomic_fetch_add_explicit(&t->kernel_owed_ns, owed - take, memory_order_relaxed);
+            rec->weight_ns = w - take;
+        }
     }
     rec->tid = t->tid;
     rec->time_ns = now;
