@@ -60,6 +60,10 @@ XFAIL = [
     "io:cpuclock:*", "pagefault:cpuclock:*", "malloc:cpuclock:*", "cheapcall:cpuclock:*",
     "fibers:cpuclock:*",      # an rt_sigprocmask per swapcontext
     "bursty:cpuclock:*",      # a burst's tail is charged to the next burst's start
+    # cpuclock's shares are noisier than independent random sampling would
+    # be: rperf's metric 5-6 % at full length (perf_event 0.5-0.7 %), and in
+    # quick mode 19-36 % against a bound of 1.5x the binomial expectation
+    "methods50:cpuclock:*",
     # short threads: cpuclock never samples them; perf_event over-weights
     # their one sample (it carries the thread's start-up CPU)
     "shortthreads:*:*",
