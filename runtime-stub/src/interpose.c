@@ -7,6 +7,7 @@
 #define _GNU_SOURCE
 #include <dlfcn.h>
 #include <pthread.h>
+#include <stdint.h>
 #include <stdlib.h>
 
 #include "rt_internal.h"
@@ -40,7 +41,8 @@ static void *trampoline(void *p)
 {
     struct start_args a = *(struct start_args *)p;
     free(p);
-    sprof_thread_register();
+    struct sprof_thread *t = sprof_thread_register();
+    if (t) t->start_pc = (uint64_t)(uintptr_t)a.fn; /* where its unsampled tail is charged */
     void *ret;
     pthread_cleanup_push(on_thread_exit, NULL);
     ret = a.fn(a.arg);

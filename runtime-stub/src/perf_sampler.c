@@ -83,6 +83,7 @@ static int open_event(int kernel)
     a.sample_regs_user = REG_MASK;
     a.sample_stack_user = g_sprof.cfg.perf_stack;
     a.exclude_kernel = kernel ? 0 : 1;
+    a.disabled = 1; /* enabled once the thread's set-up is done: sprof's own work is not the program's */
     a.exclude_hv = 1;
     a.exclude_callchain_kernel = 1;
     a.use_clockid = 1;
@@ -137,6 +138,18 @@ int sprof_perf_thread_start(struct sprof_thread *t)
     }
     close(fd);
     return -1;
+}
+
+void sprof_perf_thread_enable(struct sprof_thread *t)
+{
+    if (t->perf_fd >= 0) ioctl(t->perf_fd, PERF_EVENT_IOC_ENABLE, 0);
+}
+
+uint64_t sprof_perf_count(struct sprof_thread *t)
+{
+    uint64_t v = 0;
+    if (t->perf_fd < 0 || read(t->perf_fd, &v, sizeof v) != (ssize_t)sizeof v) return 0;
+    return v;
 }
 
 void sprof_perf_thread_stop(struct sprof_thread *t)
@@ -226,7 +239,7 @@ static void handle_sample(struct sprof_thread *t, const uint8_t *p, uint32_t len
     uint32_t size = sprof_build_from_dump(rec, rec_cap, regs[REG_IDX_PC], sp, regs[REG_IDX_FP], kchain, nk,
                                           nuser >= chain_max, dump, dyn, stack_hi, g_sprof.cfg.max_depth);
     if (!size) return;
-    sprof_count_sample(rec);
+    sprof_count_sample(t, rec);
     sprof_out_append(rec, size);
 }
 

@@ -98,6 +98,11 @@ struct sprof_thread *sprof_thread_register(void)
         return NULL;
     }
     sprof_self = t;
+    /* The profiled CPU starts after the set-up (rings, timers, the perf
+     * event): that is sprof's own work, neither sampled nor counted. */
+    sprof_thread_user_sys(0, &t->user_start_ns, &t->sys_start_ns);
+    if (sprof_uses_perf()) sprof_perf_thread_enable(t);
+    t->last_cpu_ns = t->cpu_start_ns = sprof_now_ns(CLOCK_THREAD_CPUTIME_ID);
     atomic_fetch_add(&g_sprof.threads_seen, 1);
     atomic_store(&t->state, SLOT_ACTIVE);
     return t;
@@ -110,10 +115,15 @@ void sprof_thread_unregister(void)
     sigset_t all, old;
     sigfillset(&all);
     pthread_sigmask(SIG_BLOCK, &all, &old);
-    if (sprof_uses_perf()) sprof_perf_thread_stop(t);
+    t->final_cpu_ns = sprof_now_ns(CLOCK_THREAD_CPUTIME_ID); /* before sprof's own tear-down */
+    if (sprof_uses_perf()) {
+        sprof_perf_thread_stop(t);
+        t->perf_final_count = sprof_perf_count(t);
+    }
     if (sprof_uses_signals()) sprof_signal_thread_stop(t);
     sprof_self = NULL;
-    t->final_cpu_ns = sprof_now_ns(CLOCK_THREAD_CPUTIME_ID);
+    /* what the signal handler has not sampled yet (a carried landing included) */
+    t->tail_cpu_ns = (t->final_cpu_ns > t->last_cpu_ns ? t->final_cpu_ns - t->last_cpu_ns : 0) + t->pacer_carry_ns;
     if (sprof_thread_user_sys(0, &t->user_final_ns, &t->sys_final_ns) != 0) {
         t->user_final_ns = t->user_start_ns;
         t->sys_final_ns = t->sys_start_ns;

@@ -100,6 +100,10 @@ struct sprof_thread {
     uint64_t k_last_faults;
     uint64_t user_start_ns, sys_start_ns; /* raw utime / stime when registered */
     uint64_t user_final_ns, sys_final_ns; /* ... at exit */
+    uint64_t start_pc;          /* the thread's start routine (0: the main thread) */
+    uint64_t tail_cpu_ns;       /* signal mechanisms: CPU after the last sample, set at exit */
+    uint64_t perf_final_count;  /* perf_event: the event's count at exit */
+    uint64_t weight_written;    /* writer: weights of this thread's samples written */
 
     /* perf_event mechanism */
     int perf_fd;
@@ -257,7 +261,9 @@ SPROF_HIDDEN size_t sprof_perf_data_pages(void); /* per-thread ring size wanted 
 SPROF_HIDDEN int sprof_perf_probe(void);                /* can this process use perf_event? */
 SPROF_HIDDEN int sprof_perf_probe_kernel(void); /* ... and sample kernel mode with it? */
 SPROF_HIDDEN int sprof_perf_thread_start(struct sprof_thread *t);
+SPROF_HIDDEN void sprof_perf_thread_enable(struct sprof_thread *t);
 SPROF_HIDDEN void sprof_perf_thread_stop(struct sprof_thread *t);
+SPROF_HIDDEN uint64_t sprof_perf_count(struct sprof_thread *t); /* the event's count now (0 if none) */
 SPROF_HIDDEN uint64_t sprof_perf_drain(struct sprof_thread *t);
 SPROF_HIDDEN uint32_t sprof_perf_fill_256(const struct sprof_thread *t); /* as sprof_ring_fill_256 */
 SPROF_HIDDEN int sprof_signal_install(void);
@@ -276,7 +282,7 @@ SPROF_HIDDEN int sprof_writer_open(int lazy); /* lazy: create the file at the fi
 SPROF_HIDDEN int sprof_writer_start(void);
 SPROF_HIDDEN void sprof_writer_finish(void); /* stop thread, drain, STATS, END, close */
 SPROF_HIDDEN void sprof_out_append(const void *rec, uint32_t len);
-SPROF_HIDDEN void sprof_count_sample(const struct sprof_rec_sample *s); /* totals for STATS */
+SPROF_HIDDEN void sprof_count_sample(struct sprof_thread *t, const struct sprof_rec_sample *s); /* totals; t may be NULL */
 SPROF_HIDDEN void sprof_out_flush(void);
 SPROF_HIDDEN void sprof_emit_info(void);
 SPROF_HIDDEN void sprof_emit_thread(uint32_t tid, uint32_t event, const char *name);

@@ -233,18 +233,50 @@ static void read_comm(uint32_t tid, char out[16])
     if (nl) *nl = 0;
 }
 
-void sprof_count_sample(const struct sprof_rec_sample *s)
+void sprof_count_sample(struct sprof_thread *t, const struct sprof_rec_sample *s)
 {
+    if (t) t->weight_written += s->weight_ns;
     if (s->flags & SPROF_SAMPLE_TRUNCATED) g_sprof.samples_truncated++;
-    g_sprof.samples_written++;
+    if (!(s->flags & SPROF_SAMPLE_THREAD_TAIL)) g_sprof.samples_written++; /* the rate counts timer samples */
     g_sprof.weight_written += s->weight_ns;
     if (s->flags & SPROF_SAMPLE_KERNEL) g_sprof.kernel_weight_written += s->weight_ns;
 }
 
+/* the slot whose ring sprof_ring_drain is emptying (NULL: the aux ring) */
+static struct sprof_thread *draining;
+
 static void append_sample(const void *rec, uint32_t len)
 {
-    sprof_count_sample(rec);
+    sprof_count_sample(draining, rec);
     sprof_out_append(rec, len);
+}
+
+/* A thread ended: the CPU it ran after its last sample would be in no
+ * sample (all of it, for a thread shorter than one period). Charge it to
+ * the thread's start routine, never more than the thread's CPU that no
+ * sample stands for yet. */
+static void emit_thread_tail(struct sprof_thread *t)
+{
+    if (!t->start_pc || g_sprof.cfg.mode != SPROF_MODE_CPU) return;
+    uint64_t profiled = t->final_cpu_ns > t->cpu_start_ns ? t->final_cpu_ns - t->cpu_start_ns : 0;
+    uint64_t unsampled = profiled > t->weight_written ? profiled - t->weight_written : 0;
+    uint64_t tail = t->tail_cpu_ns;
+    if (sprof_uses_perf() && g_sprof.mech == SPROF_MECH_PERF_EVENT)
+        tail = t->perf_final_count > t->perf_last_count ? t->perf_final_count - t->perf_last_count : 0;
+    uint64_t w = tail < unsampled ? tail : unsampled;
+    if (!w) return;
+    struct sprof_rec_sample s;
+    memset(&s, 0, sizeof s);
+    s.h.type = SPROF_REC_SAMPLE;
+    s.h.size = sizeof s;
+    s.tid = t->tid;
+    s.flags = SPROF_SAMPLE_THREAD_TAIL;
+    s.fp0_off = SPROF_FPOFF_UNKNOWN;
+    s.time_ns = sprof_now_ns(CLOCK_MONOTONIC);
+    s.weight_ns = w;
+    s.pc = t->start_pc;
+    sprof_count_sample(t, &s);
+    sprof_out_append(&s, sizeof s);
 }
 
 /* Raw (tick-charged) user and system CPU of the profiled threads since they
@@ -364,10 +396,13 @@ uint32_t sprof_drain_all(void)
         if (t->ring.buf) {
             uint32_t f = sprof_ring_fill_256(&t->ring);
             if (f > fill) fill = f;
+            draining = t;
             sprof_ring_drain(&t->ring, append_sample);
+            draining = NULL;
         }
         if (fill > max_fill) max_fill = fill;
         if (st == SLOT_EXITED) {
+            emit_thread_tail(t);
             sprof_emit_thread(t->tid, SPROF_THREAD_EXIT, t->name);
             sprof_thread_release(t);
         }

@@ -60,6 +60,7 @@ typedef struct trace_state {
     int have_info;
     uint64_t dropped;
     uint64_t kept, filtered, truncated;
+    uint64_t count_frac_ns; /* sample_count's carried fraction of a period */
     sprof_trace_accounting acct; /* path owned by the profile once added */
 } trace_state;
 
@@ -144,18 +145,26 @@ static int keep_sample(const loader *L, const trace_state *T, const sprof_sample
 }
 
 /* How many samples a sample counts for under --weight=samples. One, except
- * a kernel-time sample from the tick kernel sampler (docs/runtime.md): the
- * kernel checks that timer only at its tick, so one such sample stands for
- * every period of kernel time since the last (its weight); it counts as the
- * samples the asked rate would have taken in that time, so that counts and
- * CPU weights tell the same story. */
-static uint64_t sample_count(const sprof_sample_view *s, uint32_t hz)
+ * for samples that stand for more (or less) than one period by design: a
+ * kernel-time sample from the tick kernel sampler (docs/runtime.md: the
+ * kernel checks that timer only at its tick, so one sample stands for all
+ * the kernel time since the last) and a thread's unsampled tail charged at
+ * its exit. Those count as the samples the asked rate would have taken in
+ * their weight; the fractions are carried from one such sample to the next
+ * (*frac, in ns), so a thousand threads of a fifth of a period each count
+ * as two hundred samples, not as none or a thousand. */
+static uint64_t sample_count(const sprof_sample_view *s, uint32_t hz, uint64_t *frac)
 {
-    if (!(s->flags & SPROF_SAMPLE_KERNEL) || !hz)
+    if (!(s->flags & (SPROF_SAMPLE_KERNEL | SPROF_SAMPLE_THREAD_TAIL)) || !hz)
         return 1;
     uint64_t period = 1000000000ull / hz;
-    uint64_t n = period ? (s->weight_ns + period / 2) / period : 1;
-    return n ? n : 1;
+    if (!period)
+        return 1;
+    if ((s->flags & SPROF_SAMPLE_KERNEL) && s->weight_ns <= period + period / 2)
+        return 1; /* a kernel sample at the asked rate (perf_event samples kernel mode) */
+    uint64_t total = *frac + s->weight_ns;
+    *frac = total % period;
+    return total / period;
 }
 
 /* The accounting figures of the last STATS record (cumulative). */
@@ -245,7 +254,7 @@ static int read_trace(loader *L, trace_state *T, sprof_trace *t, char *err, size
             if (rec.u.sample.flags & SPROF_SAMPLE_TRUNCATED)
                 T->truncated++;
             if (sprof_raw_add(&T->raw, &rec.u.sample, L->opt->per_thread,
-                              sample_count(&rec.u.sample, T->acct.hz)) != 0) {
+                              sample_count(&rec.u.sample, T->acct.hz, &T->count_frac_ns)) != 0) {
                 snprintf(err, errlen, "%s: out of memory", T->path);
                 return -1;
             }
@@ -375,6 +384,8 @@ static int expand_trace(loader *L, trace_state *T, char *err, size_t errlen)
         }
         int complete;
         n = sprof_shape_stack(p, L->stack, n, &complete);
+        if (s.flags & SPROF_SAMPLE_THREAD_TAIL) /* a thread's start routine: its root by construction */
+            complete = 1;
         if (!complete)
             p->stats.incomplete += r->count;
         uint32_t m = 0;

@@ -110,6 +110,12 @@ enum sprof_sample_flags {
      * The function holding the syscall instruction is not where that time
      * went: readers charge the sample to that function's caller. */
     SPROF_SAMPLE_SYSCALL_SKID = 1u << 9,
+    /* The CPU a thread ran after its last sample (all of it, for a thread
+     * that ended within its first period), charged when the thread ended to
+     * its start routine: pc is that routine's address, there is no stack
+     * (nframes = ncand = 0, sp = fp = 0). Readers take it as a complete
+     * stack of one frame, the thread's root. */
+    SPROF_SAMPLE_THREAD_TAIL = 1u << 10,
 };
 
 /* bits 16..27 of a KERNEL|SYSCALL sample's flags: system call number + 1 (0 = not known) */
