@@ -58,6 +58,10 @@ XFAIL = [
     # cheapcall's interleaved step 20-30 pp low; the others a few pp.
     "io:cpuclock:*", "pagefault:cpuclock:*", "malloc:cpuclock:*", "cheapcall:cpuclock:*",
     "fibers:cpuclock:*",      # an rt_sigprocmask per swapcontext
+    # a signal that reaches a thread which blocked at the end of its burst is
+    # deferred: that CPU goes to its next sample, the next burst's start
+    # (2-5 pp in quick runs now and then)
+    "bursty:cpuclock:*",
     # cpuclock's shares are noisier than independent random sampling would
     # be: rperf's metric 5-6 % at full length (perf_event 0.5-0.7 %)
     "methods50:cpuclock:*",
@@ -75,6 +79,11 @@ XFAIL = [
     # page-fault case, so its kernel share is noisy by ~6 pp (1 sigma), far
     # beyond the binomial allowance for the ~1,200 user samples
     "pagefault:perf_event_tick:*",
+    # likewise wherever kernel time is a large share: a quick run has ~75
+    # ticks in all, so an 8 % share is +-3 pp (1 sigma) before any bias;
+    # bench/accuracy/run.sh (1.5 s runs, 3 rounds) is where these are judged
+    "io:perf_event_tick:*", "malloc:perf_event_tick:*", "cheapcall:perf_event_tick:*",
+    "fibers:perf_event_tick:*",
     # unwinding out of glibc's frameless vfprintf internals: ~25 % of the
     # samples do not reach main (all mechanisms)
     "stdio:*:*",
