@@ -88,36 +88,28 @@ int sprof_decode_syscall_return(const uint8_t code[9], uint64_t pc, uint64_t rcx
     return -1;
 }
 
-/* The same from inside the process: the bytes are read only where the
- * executable-mapping table says code is (readable on x86-64 Linux). */
-int sprof_syscall_return_at(uint64_t pc, uint64_t rcx)
-{
-#if defined(__x86_64__)
-    if (pc < 9 || rcx != pc || !sprof_is_exec(pc - 9) || !sprof_is_exec(pc - 1)) return -2;
-    uint8_t code[9];
-    memcpy(code, (const void *)(pc - 9), 9);
-    return sprof_decode_syscall_return(code, pc, rcx);
-#else
-    (void)pc;
-    (void)rcx;
-    return -2;
-#endif
-}
-
-/* The same for another moment's registers (the writer thread, perf
- * samples): the code may have been unmapped since, so read it with
- * process_vm_readv, which fails instead of faulting. */
-int sprof_syscall_return_copy(uint64_t pc, uint64_t rcx)
+/* The same for registers the process holds: live (the signal handler, the
+ * code is where the executable-mapping table says, readable on x86-64
+ * Linux) or from another moment (the writer thread, perf samples: the code
+ * may have been unmapped since, so it is read with process_vm_readv, which
+ * fails instead of faulting). */
+int sprof_syscall_return(uint64_t pc, uint64_t rcx, int live)
 {
 #if defined(__x86_64__)
     if (pc < 9 || rcx != pc) return -2;
     uint8_t code[9];
-    struct iovec l = {code, 9}, r = {(void *)(pc - 9), 9};
-    if (syscall(SYS_process_vm_readv, (long)g_sprof.pid, &l, 1L, &r, 1L, 0L) != 9) return -2;
+    if (live) {
+        if (!sprof_is_exec(pc - 9) || !sprof_is_exec(pc - 1)) return -2;
+        memcpy(code, (const void *)(pc - 9), 9);
+    } else {
+        struct iovec l = {code, 9}, r = {(void *)(pc - 9), 9};
+        if (syscall(SYS_process_vm_readv, (long)g_sprof.pid, &l, 1L, &r, 1L, 0L) != 9) return -2;
+    }
     return sprof_decode_syscall_return(code, pc, rcx);
 #else
     (void)pc;
     (void)rcx;
+    (void)live;
     return -2;
 #endif
 }
@@ -182,7 +174,7 @@ uint32_t sprof_ktick_classify(struct sprof_thread *t, uint64_t pc, uint64_t rcx,
     if (!ds) return 0;
     *weight = ds;
     if (g_sprof.mech == SPROF_MECH_CPUCLOCK_PACED) atomic_fetch_add_explicit(&t->kernel_owed_ns, ds, memory_order_relaxed);
-    int nr = sprof_syscall_return_at(pc, rcx);
+    int nr = sprof_syscall_return(pc, rcx, 1);
     if (nr >= -1) return sprof_syscall_flags(nr);
     /* Not a system call: a fault, or the kernel's work for an interrupt or
      * a signal. The cpuclock pacer's own signals cost the thread kernel time

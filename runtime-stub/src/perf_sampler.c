@@ -223,7 +223,7 @@ static void handle_sample(struct sprof_thread *t, const uint8_t *p, uint32_t len
     rec->weight_ns = value > t->perf_last_count ? value - t->perf_last_count : 0;
     t->perf_last_count = value;
     if (kernel_mode) {
-        int nr = REG_IDX_CX >= 0 ? sprof_syscall_return_copy(regs[REG_IDX_PC], regs[REG_IDX_CX >= 0 ? REG_IDX_CX : 0]) : -2;
+        int nr = REG_IDX_CX >= 0 ? sprof_syscall_return(regs[REG_IDX_PC], regs[REG_IDX_CX >= 0 ? REG_IDX_CX : 0], 0) : -2;
         rec->flags |= nr >= -1 ? sprof_syscall_flags(nr) : SPROF_SAMPLE_KERNEL;
     } else if (g_sprof.ksample == SPROF_KSAMPLE_TICK) {
         rec->weight_ns = user_part(rec->weight_ns);

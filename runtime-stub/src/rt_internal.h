@@ -243,8 +243,9 @@ SPROF_HIDDEN uint64_t sprof_syscall_reg_from_ucontext(void *uc);
 /* kernel_sampler.c */
 SPROF_HIDDEN int sprof_thread_user_sys(uint32_t tid, uint64_t *user_ns, uint64_t *sys_ns); /* tid 0 = self */
 SPROF_HIDDEN int sprof_decode_syscall_return(const uint8_t code[9], uint64_t pc, uint64_t rcx);
-SPROF_HIDDEN int sprof_syscall_return_at(uint64_t pc, uint64_t rcx);   /* live code; nr, -1, -2 = not one */
-SPROF_HIDDEN int sprof_syscall_return_copy(uint64_t pc, uint64_t rcx); /* same, reading with process_vm_readv */
+/* pc just after a system call the thread entered by? nr, -1 (number not
+ * known), -2 (not one); live: read the code directly (signal handler) */
+SPROF_HIDDEN int sprof_syscall_return(uint64_t pc, uint64_t rcx, int live);
 SPROF_HIDDEN uint32_t sprof_syscall_flags(int nr); /* KERNEL|SYSCALL|number for nr >= -1; 0 for -2 */
 SPROF_HIDDEN int sprof_ktick_thread_start(struct sprof_thread *t);
 SPROF_HIDDEN void sprof_ktick_thread_stop(struct sprof_thread *t);

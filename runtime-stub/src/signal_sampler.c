@@ -30,7 +30,7 @@ static int installed;
  * is not carried over (the next sample stands for its own period only). */
 static int pacer_landed_in_kernel(struct sprof_thread *t, uint64_t pc, uint64_t rcx)
 {
-    if (sprof_syscall_return_at(pc, rcx) >= -1) return 1;
+    if (sprof_syscall_return(pc, rcx, 1) >= -1) return 1;
     struct rusage ru;
     if (getrusage(RUSAGE_THREAD, &ru) != 0) return 0;
     uint64_t faults = (uint64_t)ru.ru_minflt + (uint64_t)ru.ru_majflt;

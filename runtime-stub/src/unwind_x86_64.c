@@ -34,7 +34,7 @@ void sprof_regs_from_ucontext(void *ucv, uint64_t *pc, uint64_t *sp, uint64_t *f
 }
 
 /* The register a system-call return leaves its return address in (x86-64:
- * rcx, which the syscall instruction loads), for sprof_syscall_return_at. */
+ * rcx, which the syscall instruction loads), for sprof_syscall_return. */
 uint64_t sprof_syscall_reg_from_ucontext(void *ucv)
 {
 #if defined(__x86_64__)
