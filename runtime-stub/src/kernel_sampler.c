@@ -16,7 +16,8 @@
  * (the kernel's own tick accounting, readable as the per-thread CPUCLOCK_VIRT
  * and CPUCLOCK_PROF clocks), so the handler knows which it was: stime grew
  * since the previous handler => the tick was in the kernel. Such a tick
- * becomes a KERNEL sample weighted by that stime; a user-mode tick records
+ * becomes a KERNEL sample weighted by the thread's CPU since the previous
+ * tick in that proportion; a user-mode tick records
  * nothing (the main mechanism samples user mode at the asked rate).
  *
  * The timer's period is at most 1 ms, below every common tick (100..1000
@@ -130,6 +131,7 @@ uint32_t sprof_syscall_flags(int nr)
 int sprof_ktick_thread_start(struct sprof_thread *t)
 {
     sprof_thread_user_sys(0, &t->k_last_user, &t->k_last_sys);
+    t->k_last_cpu = sprof_now_ns(CLOCK_THREAD_CPUTIME_ID);
     t->k_last_faults = own_faults();
     struct sigevent sev;
     memset(&sev, 0, sizeof sev);
@@ -163,26 +165,39 @@ void sprof_ktick_thread_stop(struct sprof_thread *t)
 uint32_t sprof_ktick_classify(struct sprof_thread *t, uint64_t pc, uint64_t rcx, uint64_t *weight)
 {
     atomic_fetch_add_explicit(&g_sprof.ktick_signals, 1, memory_order_relaxed);
-    uint64_t user, sys;
+    uint64_t user, sys, cpu = sprof_now_ns(CLOCK_THREAD_CPUTIME_ID);
     if (sprof_thread_user_sys(0, &user, &sys) != 0) return 0;
+    uint64_t du = user > t->k_last_user ? user - t->k_last_user : 0;
     uint64_t ds = sys > t->k_last_sys ? sys - t->k_last_sys : 0;
+    uint64_t dcpu = cpu > t->k_last_cpu ? cpu - t->k_last_cpu : 0;
     t->k_last_user = user;
     t->k_last_sys = sys;
+    t->k_last_cpu = cpu;
     uint64_t faults = own_faults();
     int faulted = faults != t->k_last_faults;
     t->k_last_faults = faults;
     if (!ds) return 0;
-    *weight = ds;
-    if (g_sprof.mech == SPROF_MECH_CPUCLOCK_PACED) atomic_fetch_add_explicit(&t->kernel_owed_ns, ds, memory_order_relaxed);
+    /* The ticks since the previous signal (one, unless a system call
+     * spanned several) sampled the mode; the weight is the thread's precise
+     * CPU over that interval in the kernel's proportion, not the ticks'
+     * nominal length: a tick's accounting leaves out time stolen by the
+     * hypervisor, the CPU clock and the main mechanism's periods do not. */
+    uint64_t w = (uint64_t)((double)dcpu * (double)ds / (double)(du + ds));
+    uint32_t flags;
     int nr = sprof_syscall_return(pc, rcx, 1);
-    if (nr >= -1) return sprof_syscall_flags(nr);
-    /* Not a system call: a fault, or the kernel's work for an interrupt or
-     * a signal. The cpuclock pacer's own signals cost the thread kernel time
-     * (delivery, rt_sigreturn) right after its handler ran: that is sprof's,
-     * not the program's, and is left out. */
-    if (g_sprof.mech == SPROF_MECH_CPUCLOCK_PACED) {
-        uint64_t cpu = sprof_now_ns(CLOCK_THREAD_CPUTIME_ID);
-        if (cpu - t->last_cpu_ns < SPROF_OWN_SIGNAL_NS && !faulted) return 0;
+    if (nr >= -1) {
+        flags = sprof_syscall_flags(nr);
+    } else {
+        /* Not a system call: a fault, or the kernel's work for an interrupt
+         * or a signal. The cpuclock pacer's own signals cost the thread
+         * kernel time (delivery, rt_sigreturn) right after its handler ran:
+         * that is sprof's, not the program's, and is left out. */
+        if (g_sprof.mech == SPROF_MECH_CPUCLOCK_PACED && cpu - t->last_cpu_ns < SPROF_OWN_SIGNAL_NS && !faulted)
+            return 0;
+        flags = SPROF_SAMPLE_KERNEL | (faulted ? SPROF_SAMPLE_PAGE_FAULT : 0);
     }
-    return SPROF_SAMPLE_KERNEL | (faulted ? SPROF_SAMPLE_PAGE_FAULT : 0);
+    if (!w) return 0;
+    *weight = w;
+    if (g_sprof.mech == SPROF_MECH_CPUCLOCK_PACED) atomic_fetch_add_explicit(&t->kernel_owed_ns, w, memory_order_relaxed);
+    return flags;
 }

@@ -97,6 +97,7 @@ struct sprof_thread {
     timer_t ktimer;
     int ktimer_ok;
     uint64_t k_last_user, k_last_sys; /* raw tick-charged utime / stime at the previous ktick */
+    uint64_t k_last_cpu;              /* precise thread CPU at the previous ktick */
     uint64_t k_last_faults;
     uint64_t user_start_ns, sys_start_ns; /* raw utime / stime when registered */
     uint64_t user_final_ns, sys_final_ns; /* ... at exit */

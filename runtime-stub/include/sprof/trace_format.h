@@ -131,7 +131,8 @@ enum sprof_kernel_sampling {
                              * or CAP_PERFMON): every sample at the asked rate */
     SPROF_KSAMPLE_TICK = 2, /* a per-thread POSIX CPU timer: the kernel checks it at its tick, so
                              * kernel-mode samples come at most kernel_hz per CPU second, each
-                             * weighted by the system time the kernel accounted since the last */
+                             * weighted by the thread's CPU since the last, in the proportion
+                             * the kernel's ticks charged to system time */
 };
 
 #define SPROF_FPOFF_UNKNOWN 0xffffffffu
