@@ -199,5 +199,5 @@ uint32_t sprof_ktick_classify(struct sprof_thread *t, uint64_t pc, uint64_t rcx,
     if (!w) return 0;
     *weight = w;
     if (g_sprof.mech == SPROF_MECH_CPUCLOCK_PACED) atomic_fetch_add_explicit(&t->kernel_owed_ns, w, memory_order_relaxed);
-    return flags;
+    return flags | SPROF_SAMPLE_KERNEL_TICK;
 }

@@ -155,13 +155,11 @@ static int keep_sample(const loader *L, const trace_state *T, const sprof_sample
  * as two hundred samples, not as none or a thousand. */
 static uint64_t sample_count(const sprof_sample_view *s, uint32_t hz, uint64_t *frac)
 {
-    if (!(s->flags & (SPROF_SAMPLE_KERNEL | SPROF_SAMPLE_THREAD_TAIL)) || !hz)
+    if (!(s->flags & (SPROF_SAMPLE_KERNEL_TICK | SPROF_SAMPLE_THREAD_TAIL)) || !hz)
         return 1;
     uint64_t period = 1000000000ull / hz;
     if (!period)
         return 1;
-    if ((s->flags & SPROF_SAMPLE_KERNEL) && s->weight_ns <= period + period / 2)
-        return 1; /* a kernel sample at the asked rate (perf_event samples kernel mode) */
     uint64_t total = *frac + s->weight_ns;
     *frac = total % period;
     return total / period;

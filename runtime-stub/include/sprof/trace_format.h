@@ -116,6 +116,10 @@ enum sprof_sample_flags {
      * (nframes = ncand = 0, sp = fp = 0). Readers take it as a complete
      * stack of one frame, the thread's root. */
     SPROF_SAMPLE_THREAD_TAIL = 1u << 10,
+    /* With KERNEL: taken by the tick kernel sampler (STATS.kernel_sampling
+     * = tick): it stands for all the kernel time since the previous tick,
+     * its weight, which is many periods of the asked rate. */
+    SPROF_SAMPLE_KERNEL_TICK = 1u << 11,
 };
 
 /* bits 16..27 of a KERNEL|SYSCALL sample's flags: system call number + 1 (0 = not known) */
