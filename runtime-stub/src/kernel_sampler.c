@@ -128,6 +128,39 @@ uint32_t sprof_syscall_flags(int nr)
  * taken for that signal's own delivery and return */
 #define SPROF_OWN_SIGNAL_NS 30000ull
 
+/* Kernel time owed by the pacer's landings at a return pc (signal handler
+ * context, one thread: no locking); pc 0 is the thread's pool. A
+ * direct-mapped table; a site pushed out goes to the pool, and a landing
+ * whose site is not there takes from the pool. */
+static struct sprof_site *site_slot(struct sprof_thread *t, uint64_t pc)
+{
+    return &t->sites[(pc ^ (pc >> 7) ^ (pc >> 15)) & (SPROF_SITES - 1)];
+}
+
+void sprof_site_owe(struct sprof_thread *t, uint64_t pc, uint64_t ns)
+{
+    if (!pc) {
+        t->site_pool_ns += ns;
+        return;
+    }
+    struct sprof_site *s = site_slot(t, pc);
+    if (s->pc != pc) {
+        t->site_pool_ns += s->owed_ns;
+        s->pc = pc;
+        s->owed_ns = 0;
+    }
+    s->owed_ns += ns;
+}
+
+uint64_t sprof_site_take(struct sprof_thread *t, uint64_t pc, uint64_t most)
+{
+    struct sprof_site *s = site_slot(t, pc);
+    uint64_t *from = pc && s->pc == pc ? &s->owed_ns : &t->site_pool_ns;
+    uint64_t take = *from < most ? *from : most;
+    *from -= take;
+    return take;
+}
+
 int sprof_ktick_thread_start(struct sprof_thread *t)
 {
     sprof_thread_user_sys(0, &t->k_last_user, &t->k_last_sys);
@@ -198,6 +231,8 @@ uint32_t sprof_ktick_classify(struct sprof_thread *t, uint64_t pc, uint64_t rcx,
     }
     if (!w) return 0;
     *weight = w;
-    if (g_sprof.mech == SPROF_MECH_CPUCLOCK_PACED) atomic_fetch_add_explicit(&t->kernel_owed_ns, w, memory_order_relaxed);
+    /* cpuclock: the pacer's landings owe it (signal_sampler.c): a system
+     * call's to the thread's pool, a fault's to its pc */
+    if (g_sprof.mech == SPROF_MECH_CPUCLOCK_PACED) sprof_site_owe(t, (flags & SPROF_SAMPLE_SYSCALL) ? 0 : pc, w);
     return flags | SPROF_SAMPLE_KERNEL_TICK;
 }

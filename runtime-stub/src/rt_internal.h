@@ -20,6 +20,7 @@
 #define SPROF_HIDDEN __attribute__((visibility("hidden")))
 
 #define SPROF_MAX_THREADS 1024
+#define SPROF_SITES 32 /* per thread: kernel-exit sites the cpuclock pacer's landings owe time to */
 #define SPROF_RING_BYTES (256u * 1024u) /* per-thread sample ring, power of two */
 #define SPROF_CAND_WINDOW 2048u          /* bytes above sp scanned for candidates */
 #define SPROF_FIBER_WINDOW (64u * 1024u) /* walk limit when sp is off the thread stack */
@@ -86,8 +87,13 @@ struct sprof_thread {
     uint64_t look_cpu_ns;        /* wall_perf sampler: thread CPU at its previous look */
     uint64_t pacer_next_cpu_ns;  /* pacer: thread CPU at which the next signal is due */
     _Atomic uint64_t pacer_faults; /* pacer: the thread's page faults when it decided to signal */
-    uint64_t pacer_carry_ns;       /* handler: CPU of pacer signals that landed at a kernel exit */
-    _Atomic uint64_t kernel_owed_ns; /* handler: kernel time in KERNEL samples not yet taken off user samples */
+    /* handler, cpuclock + tick: kernel time the tick sampler recorded per
+     * return pc, owed by the pacer's landings there (kernel_sampler.c) */
+    struct sprof_site {
+        uint64_t pc, owed_ns;
+    } sites[SPROF_SITES];
+    uint64_t site_pool_ns;
+    uint64_t pacer_carry_ns; /* handler: CPU of pacer signals that landed at a system-call return */
     timer_t ptimer;
     void *altstack;
     size_t altstack_len;
@@ -250,6 +256,8 @@ SPROF_HIDDEN int sprof_syscall_return(uint64_t pc, uint64_t rcx, int live);
 SPROF_HIDDEN uint32_t sprof_syscall_flags(int nr); /* KERNEL|SYSCALL|number for nr >= -1; 0 for -2 */
 SPROF_HIDDEN int sprof_ktick_thread_start(struct sprof_thread *t);
 SPROF_HIDDEN void sprof_ktick_thread_stop(struct sprof_thread *t);
+SPROF_HIDDEN void sprof_site_owe(struct sprof_thread *t, uint64_t pc, uint64_t ns);
+SPROF_HIDDEN uint64_t sprof_site_take(struct sprof_thread *t, uint64_t pc, uint64_t most);
 SPROF_HIDDEN uint32_t sprof_ktick_classify(struct sprof_thread *t, uint64_t pc, uint64_t rcx, uint64_t *weight);
 
 /* registry.c */

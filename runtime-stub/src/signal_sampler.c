@@ -21,20 +21,45 @@
 static struct sigaction old_prof_action;
 static int installed;
 
-/* cpuclock with the tick kernel sampler: the pacer's signal is a sample of
- * where the thread was when the pacer decided; when the thread was in the
- * kernel (a system call, a page fault), the signal only arrives at the
- * return to user mode. Kernel time is the tick sampler's: such a landing is
- * not a user-mode sample and records nothing (as perf_event skips a sample
- * whose timer fires in kernel mode), and the CPU since the previous signal
- * is not carried over (the next sample stands for its own period only). */
-static int pacer_landed_in_kernel(struct sprof_thread *t, uint64_t pc, uint64_t rcx)
+/* cpuclock with the tick kernel sampler. The pacer's signal is a sample of
+ * where the thread was when the pacer decided, but it arrives only at the
+ * thread's next exit to user mode, microseconds later: an interrupt (the
+ * thread was and stayed in user mode: a clean user-mode sample), or the
+ * return from a system call or page fault, standing for a decision made in
+ * that kernel entry (the tick sampler has that time) or in user mode just
+ * before it: which, no register says.
+ *  - After a page fault the landing pc is the faulting instruction, where
+ *    the tick sampler's fault samples land too: the kernel time they
+ *    recorded there is taken off (sprof_site_take); the rest is user time
+ *    of that code. (Dropping these lost the user time of code that faults
+ *    every few us: template kept 5 user samples of 475.)
+ *  - At a system-call return the user time was spent before the call,
+ *    possibly in a sibling that has returned (a fiber's step before its
+ *    swapcontext, thread creation's clone3): the landing records nothing and
+ *    its CPU goes to the thread's next landing that is kept, less the
+ *    system-call time the tick sampler recorded meanwhile (the pool).
+ * Returns the weight, or 0 with *drop set. */
+static uint64_t pacer_weight(struct sprof_thread *t, uint64_t pc, uint64_t rcx, uint64_t period_cpu,
+                             uint32_t *flags, int *drop)
 {
-    if (sprof_syscall_return(pc, rcx, 1) >= -1) return 1;
+    if (sprof_syscall_return(pc, rcx, 1) >= -1) {
+        t->pacer_carry_ns += period_cpu;
+        *drop = 1;
+        return 0;
+    }
+    int faulted = 0;
     struct rusage ru;
-    if (getrusage(RUSAGE_THREAD, &ru) != 0) return 0;
-    uint64_t faults = (uint64_t)ru.ru_minflt + (uint64_t)ru.ru_majflt;
-    return faults != atomic_load_explicit(&t->pacer_faults, memory_order_relaxed);
+    if (getrusage(RUSAGE_THREAD, &ru) == 0)
+        faulted = (uint64_t)ru.ru_minflt + (uint64_t)ru.ru_majflt !=
+                  atomic_load_explicit(&t->pacer_faults, memory_order_relaxed);
+    uint64_t carry = t->pacer_carry_ns;
+    t->pacer_carry_ns = 0;
+    uint64_t w = period_cpu + carry - sprof_site_take(t, 0, carry);
+    if (faulted) {
+        *flags |= SPROF_SAMPLE_PARTIAL;
+        w -= sprof_site_take(t, pc, period_cpu);
+    }
+    return w;
 }
 
 static void on_prof_signal(int sig, siginfo_t *si, void *uc)
@@ -87,16 +112,9 @@ static void on_prof_signal(int sig, siginfo_t *si, void *uc)
         rec->weight_ns = cpu > t->last_cpu_ns ? cpu - t->last_cpu_ns : 0;
         t->last_cpu_ns = cpu;
         if (g_sprof.ksample == SPROF_KSAMPLE_TICK) {
-            if (pacer_landed_in_kernel(t, pc, rcx)) {
-                t->pacer_carry_ns += rec->weight_ns;
-                goto out;
-            }
-            uint64_t w = rec->weight_ns + t->pacer_carry_ns;
-            t->pacer_carry_ns = 0;
-            uint64_t owed = atomic_exchange_explicit(&t->kernel_owed_ns, 0, memory_order_relaxed);
-            uint64_t take = owed < w ? owed : w;
-            atomic_fetch_add_explicit(&t->kernel_owed_ns, owed - take, memory_order_relaxed);
-            rec->weight_ns = w - take;
+            int drop = 0;
+            rec->weight_ns = pacer_weight(t, pc, rcx, rec->weight_ns, &rec->flags, &drop);
+            if (drop) goto out;
         }
     }
     rec->tid = t->tid;

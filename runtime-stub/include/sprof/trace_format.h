@@ -120,6 +120,11 @@ enum sprof_sample_flags {
      * = tick): it stands for all the kernel time since the previous tick,
      * its weight, which is many periods of the asked rate. */
     SPROF_SAMPLE_KERNEL_TICK = 1u << 11,
+    /* A user-time sample that stands for part of its period (the cpuclock
+     * pacer's signal landed after a page fault: the kernel time the tick
+     * sampler recorded there is off its weight). Counted by weight, as
+     * KERNEL_TICK. */
+    SPROF_SAMPLE_PARTIAL = 1u << 12,
 };
 
 /* bits 16..27 of a KERNEL|SYSCALL sample's flags: system call number + 1 (0 = not known) */
