@@ -5,9 +5,10 @@
 #   bench/accuracy/run.sh [--runs N] [--hz HZ] [--quick] [--build DIR] [--keep DIR] [CASE...]
 #
 # Every case program runs ~1.5 s of CPU (--quick: 0.3 s) under sprof with
-# each mechanism (perf_event, cpuclock) and under perf record (kernel samples
+# each mechanism (perf_event: kernel mode sampled where allowed; perf_event_tick:
+# SPROF_KERNEL=tick, what a user at perf_event_paranoid 2 gets; cpuclock) and under perf record (kernel samples
 # included: needs root or perf_event_paranoid <= 1; else its column says
-# skipped), N rounds (default 3), the order of the three rotated each round.
+# skipped), N rounds (default 3), the order of the mechanisms rotated each round.
 # Prints case x mechanism x weight: worst error in pp (median, min-max over
 # the rounds), rperf's metric for methods50, and PASS/MISS against the
 # targets (worst <= 1.5 pp, rperf <= 0.6 %; no noise allowance). "xfail"
@@ -51,13 +52,13 @@ for c in "${cases[@]}"; do
         "$acc/acc_$c.c" "$acc/acc_truth.c" -o "$work/bin/acc_$c" || die "cannot build acc_$c"
 done
 
-mechs=(perf_event cpuclock perf)
+mechs=(perf_event perf_event_tick cpuclock perf)
 perf_skip=
 if ! command -v perf >/dev/null; then perf_skip="perf not installed (linux-perf)"
 elif ! perf record -q -g -e cpu-clock -F "$hz" -o "$work/probe.data" -- true >/dev/null 2>"$work/probe.err"; then
     perf_skip="perf record refused: $(tail -1 "$work/probe.err")"
 fi
-[ -n "$perf_skip" ] && mechs=(perf_event cpuclock)
+[ -n "$perf_skip" ] && mechs=(perf_event perf_event_tick cpuclock)
 
 rows=$work/rows.txt
 : > "$rows"

@@ -8,18 +8,10 @@
 
 #include "sprof/profile.h"
 #include "fold_check.h"
+#include "folded_text.h"
 
 static char dir[64];
 
-static char *to_string(const sprof_profile *p, const sprof_fold_format *fmt)
-{
-    char *buf = NULL;
-    size_t len = 0;
-    FILE *f = open_memstream(&buf, &len);
-    sprof_profile_write_folded(p, f, fmt);
-    fclose(f);
-    return buf;
-}
 
 static const char *write_file(const char *name, const char *text)
 {
@@ -57,21 +49,21 @@ static void test_round_trip(void)
     CHECK(p.nstacks == 3, "%zu stacks", p.nstacks);
 
     sprof_fold_format plain = { 0 };
-    char *out = to_string(&p, &plain);
+    char *out = folded_text(&p, &plain);
     CHECK(strcmp(out, "main;Foo#bar;sp_gc_alloc 13\nmain;we:ird name 1\n") == 0, "plain:\n%s", out);
     free(out);
     sprof_fold_format lines = { .lines = 1 };
-    out = to_string(&p, &lines);
+    out = folded_text(&p, &lines);
     CHECK(strcmp(out, "main;Foo#bar:12;sp_gc_alloc 6\nmain;Foo#bar:13;sp_gc_alloc 7\nmain;we:ird name 1\n") == 0,
           "lines:\n%s", out);
     free(out);
     sprof_fold_format cpu = { .weight_cpu = 1 };
-    out = to_string(&p, &cpu);
+    out = folded_text(&p, &cpu);
     CHECK(strcmp(out, "main;Foo#bar;sp_gc_alloc 130\nmain;we:ird name 10\n") == 0, "cpu:\n%s", out);
     free(out);
 
     sprof_fold_format classes = { .classes = 1 };
-    out = to_string(&p, &classes);
+    out = folded_text(&p, &classes);
     CHECK(strcmp(out, "main_[n];Foo#bar_[u];sp_gc_alloc_[g] 13\nmain_[n];we:ird name_[r] 1\n") == 0,
           "classes:\n%s", out);
     /* read back: same text, classes parsed back into cost */
@@ -80,7 +72,7 @@ static void test_round_trip(void)
     sprof_profile_init(&q);
     char err[256] = "";
     CHECK(sprof_profile_add_folded(&q, path, err, sizeof err) == 0, "read back: %s", err);
-    char *again = to_string(&q, &classes);
+    char *again = folded_text(&q, &classes);
     CHECK(strcmp(again, out) == 0, "round trip with classes:\n%s\nvs\n%s", again, out);
     int gc_found = 0;
     for (size_t i = 0; i < q.nframes; i++)
@@ -125,7 +117,7 @@ static void test_malformed(void)
     path = write_file("crlf.folded", "a;b c 2\r\n\nflame graph;x 3\n");
     CHECK(sprof_profile_add_folded(&p, path, err, sizeof err) == 0 && p.nstacks == 2, "crlf: %s", err);
     sprof_fold_format plain = { 0 };
-    char *out = to_string(&p, &plain);
+    char *out = folded_text(&p, &plain);
     CHECK(strcmp(out, "a;b c 2\nflame graph;x 3\n") == 0, "names with spaces:\n%s", out);
     free(out);
     sprof_profile_free(&p);

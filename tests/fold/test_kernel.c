@@ -11,6 +11,7 @@
 
 #include "fixture_symmap.h"
 #include "fold_check.h"
+#include "folded_text.h"
 #include "sprof/accounting.h"
 #include "sprof/profile.h"
 #include "sprof/symmap_writer.h"
@@ -81,15 +82,6 @@ static int load(sprof_profile *p, const char *trace, const char *symmap, char *e
     return sprof_profile_add_traces(p, one, 1, symmap, NULL, err, errlen);
 }
 
-static char *folded(const sprof_profile *p, const sprof_fold_format *fmt)
-{
-    char *buf = NULL;
-    size_t len = 0;
-    FILE *f = open_memstream(&buf, &len);
-    sprof_profile_write_folded(p, f, fmt);
-    fclose(f);
-    return buf;
-}
 
 static void check_stacks(const char *trace, const char *symmap)
 {
@@ -97,7 +89,7 @@ static void check_stacks(const char *trace, const char *symmap)
     sprof_profile p;
     CHECK(load(&p, trace, symmap, err, sizeof err) == 0, "load: %s", err);
     sprof_fold_format plain = { 0 };
-    char *out = folded(&p, &plain);
+    char *out = folded_text(&p, &plain);
     /* the 30 skidded in Foo#bar lose it and its inlined Baz#qux; + 4 kept */
     const char *want = "main 34\n"
                        "main;Foo#bar;Baz#qux 120\n"
@@ -109,7 +101,7 @@ static void check_stacks(const char *trace, const char *symmap)
     free(out);
 
     sprof_fold_format classes = { .classes = 1 };
-    out = folded(&p, &classes);
+    out = folded_text(&p, &classes);
     CHECK(out && strstr(out, "main_[n];Foo#bar_[u];Baz#qux_[u];[syscall write]_[k] 50\n") &&
               strstr(out, "main_[n];Foo#bar_[u];Baz#qux_[u];[page fault]_[k] 7\n"),
           "--classes:\n%s", out ? out : "");
@@ -119,17 +111,17 @@ static void check_stacks(const char *trace, const char *symmap)
     FILE *f = fmemopen(out, strlen(out), "r");
     CHECK(sprof_profile_add_folded_stream(&q, f, "classes.folded", err, sizeof err) == 0, "read back: %s", err);
     fclose(f);
-    char *again = folded(&q, &classes);
+    char *again = folded_text(&q, &classes);
     CHECK(again && strcmp(again, out) == 0, "--classes round trip:\n%s\nvs\n%s", again ? again : "", out);
     free(again);
     sprof_profile_free(&q);
     free(out);
-    out = folded(&p, &plain);
+    out = folded_text(&p, &plain);
     sprof_profile_init(&q);
     f = fmemopen(out, strlen(out), "r");
     CHECK(sprof_profile_add_folded_stream(&q, f, "plain.folded", err, sizeof err) == 0, "read back: %s", err);
     fclose(f);
-    again = folded(&q, &classes);
+    again = folded_text(&q, &classes);
     CHECK(again && strstr(again, "Baz#qux_[n];[syscall write]_[k] 50\n") && strstr(again, "Baz#qux_[n];[kernel]_[k] 3\n"),
           "kernel leaves known by name:\n%s", again ? again : "");
     free(again);
@@ -137,7 +129,7 @@ static void check_stacks(const char *trace, const char *symmap)
     free(out);
 
     sprof_fold_format lines = { .lines = 1, .c_names = 1 };
-    out = folded(&p, &lines);
+    out = folded_text(&p, &lines);
     CHECK(out && strstr(out, "main;sp_Foo_bar:12;sp_Baz_qux:3;[syscall write] 50\n"), "--lines --c-names:\n%s",
           out ? out : "");
     free(out);

@@ -12,6 +12,7 @@
 #include "sprof/profile.h"
 #include "trace_builder.h"
 #include "fold_check.h"
+#include "folded_text.h"
 
 #define LOAD 0x555555554000ull
 #define SP 0x7ffd00010000ull
@@ -65,11 +66,7 @@ static char *fold(const char *const *traces, size_t n, const char *symmap, const
         sprof_profile_free(&p);
         return NULL;
     }
-    char *buf = NULL;
-    size_t len = 0;
-    FILE *f = open_memstream(&buf, &len);
-    sprof_profile_write_folded(&p, f, fmt);
-    fclose(f);
+    char *buf = folded_text(&p, fmt);
     if (stats)
         *stats = p.stats;
     sprof_profile_free(&p);
