@@ -3,7 +3,9 @@
 #include <errno.h>
 #include <signal.h>
 #include <string.h>
+#include <stdio.h>
 #include <sys/mman.h>
+#include <sys/utsname.h>
 #include <unistd.h>
 
 #include "rt_internal.h"
@@ -136,6 +138,22 @@ static int choose_mechanism(void)
  * the perf_event itself where the kernel lets it sample kernel mode, else
  * the tick sampler (kernel_sampler.c). Wall mode and the tick-driven
  * comparison mechanisms leave it alone. */
+/* The tick sampler relies on the kernel queueing a CPU timer's signal on
+ * the way back to user mode (CONFIG_POSIX_CPU_TIMERS_TASK_WORK, 5.11+ on
+ * x86-64): queued from the tick instead, it could interrupt a system call
+ * the thread was entering with EINTR. */
+static int tick_sampler_safe(void)
+{
+#if defined(__x86_64__)
+    struct utsname u;
+    int major = 0, minor = 0;
+    if (uname(&u) != 0 || sscanf(u.release, "%d.%d", &major, &minor) != 2) return 0;
+    return major > 5 || (major == 5 && minor >= 11);
+#else
+    return 0;
+#endif
+}
+
 static uint32_t choose_kernel_sampling(void)
 {
     int want = g_sprof.cfg.kernel;
@@ -147,7 +165,8 @@ static uint32_t choose_kernel_sampling(void)
                        "perf_event_paranoid > 1 without CAP_PERFMON); using the kernel tick",
                        strerror(errno));
     }
-    if (g_sprof.mech == SPROF_MECH_PERF_EVENT || g_sprof.mech == SPROF_MECH_CPUCLOCK_PACED)
+    if ((g_sprof.mech == SPROF_MECH_PERF_EVENT || g_sprof.mech == SPROF_MECH_CPUCLOCK_PACED) &&
+        tick_sampler_safe())
         return SPROF_KSAMPLE_TICK;
     return SPROF_KSAMPLE_NONE;
 }
