@@ -61,7 +61,7 @@ int sprof_thread_user_sys(uint32_t tid, uint64_t *user_ns, uint64_t *sys_ns)
 }
 
 /* Minor + major page faults of the calling thread. */
-static uint64_t own_faults(void)
+uint64_t sprof_own_faults(void)
 {
     struct rusage ru;
     if (getrusage(RUSAGE_THREAD, &ru) != 0) return 0;
@@ -165,7 +165,7 @@ int sprof_ktick_thread_start(struct sprof_thread *t)
 {
     sprof_thread_user_sys(0, &t->k_last_user, &t->k_last_sys);
     t->k_last_cpu = sprof_now_ns(CLOCK_THREAD_CPUTIME_ID);
-    t->k_last_faults = own_faults();
+    t->k_last_faults = sprof_own_faults();
     struct sigevent sev;
     memset(&sev, 0, sizeof sev);
     sev.sigev_notify = SIGEV_THREAD_ID;
@@ -206,7 +206,7 @@ uint32_t sprof_ktick_classify(struct sprof_thread *t, uint64_t pc, uint64_t rcx,
     t->k_last_user = user;
     t->k_last_sys = sys;
     t->k_last_cpu = cpu;
-    uint64_t faults = own_faults();
+    uint64_t faults = sprof_own_faults();
     int faulted = faults != t->k_last_faults;
     t->k_last_faults = faults;
     if (!ds) return 0;

@@ -134,10 +134,6 @@ static int choose_mechanism(void)
     return SPROF_MECH_CPUCLOCK_PACED;
 }
 
-/* How kernel time is sampled, for the mechanism chosen (SPROF_KERNEL):
- * the perf_event itself where the kernel lets it sample kernel mode, else
- * the tick sampler (kernel_sampler.c). Wall mode and the tick-driven
- * comparison mechanisms leave it alone. */
 /* The tick sampler relies on the kernel queueing a CPU timer's signal on
  * the way back to user mode (CONFIG_POSIX_CPU_TIMERS_TASK_WORK, 5.11+ on
  * x86-64): queued from the tick instead, it could interrupt a system call
@@ -154,6 +150,10 @@ static int tick_sampler_safe(void)
 #endif
 }
 
+/* How kernel time is sampled, for the mechanism chosen (SPROF_KERNEL):
+ * the perf_event itself where the kernel lets it sample kernel mode, else
+ * the tick sampler (kernel_sampler.c). Wall mode and the tick-driven
+ * comparison mechanisms leave it alone. */
 static uint32_t choose_kernel_sampling(void)
 {
     int want = g_sprof.cfg.kernel;

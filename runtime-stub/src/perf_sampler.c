@@ -25,7 +25,7 @@
 /* values come in bit order: cx (2), bp (6), sp (7), ip (8); cx tells a
  * system-call entry (it holds the return address) from a fault */
 #define REG_COUNT 4
-#define REG_IDX_CX 0
+#define REG_SYSCALL(regs) ((regs)[0]) /* cx */
 #define REG_IDX_FP 1
 #define REG_IDX_SP 2
 #define REG_IDX_PC 3
@@ -33,7 +33,7 @@
 #include <asm/perf_regs.h>
 #define REG_MASK ((1ull << PERF_REG_ARM64_X29) | (1ull << PERF_REG_ARM64_SP) | (1ull << PERF_REG_ARM64_PC))
 #define REG_COUNT 3
-#define REG_IDX_CX (-1)
+#define REG_SYSCALL(regs) 0 /* no system-call fingerprint (sprof_syscall_return: x86-64 only) */
 #define REG_IDX_FP 0
 #define REG_IDX_SP 1
 #define REG_IDX_PC 2
@@ -233,7 +233,7 @@ static void handle_sample(struct sprof_thread *t, const uint8_t *p, uint32_t len
     t->perf_last_count = value;
     if (g_sprof.ksample != SPROF_KSAMPLE_NONE) rec->weight_ns = sample_weight(rec->weight_ns);
     if (kernel_mode) {
-        int nr = REG_IDX_CX >= 0 ? sprof_syscall_return(regs[REG_IDX_PC], regs[REG_IDX_CX >= 0 ? REG_IDX_CX : 0], 0) : -2;
+        int nr = sprof_syscall_return(regs[REG_IDX_PC], REG_SYSCALL(regs), 0);
         rec->flags |= nr >= -1 ? sprof_syscall_flags(nr) : SPROF_SAMPLE_KERNEL;
     }
     t->perf_win_cpu += rec->weight_ns;

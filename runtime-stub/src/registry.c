@@ -66,8 +66,6 @@ struct sprof_thread *sprof_thread_register(void)
     t->last_cpu_ns = t->cpu_start_ns = sprof_now_ns(CLOCK_THREAD_CPUTIME_ID);
     atomic_store(&t->last_wall_ns, t->start_ns);
 
-    sprof_thread_user_sys(0, &t->user_start_ns, &t->sys_start_ns);
-
     int ok = 1;
     if (sprof_uses_perf()) ok = sprof_perf_thread_start(t) == 0;
     if (ok && sprof_uses_signals()) {

@@ -248,6 +248,7 @@ SPROF_HIDDEN int sprof_interrupted_syscall(void *uc, uint64_t pc);
 SPROF_HIDDEN uint64_t sprof_syscall_reg_from_ucontext(void *uc);
 
 /* kernel_sampler.c */
+SPROF_HIDDEN uint64_t sprof_own_faults(void); /* minor + major page faults of the calling thread */
 SPROF_HIDDEN int sprof_thread_user_sys(uint32_t tid, uint64_t *user_ns, uint64_t *sys_ns); /* tid 0 = self */
 SPROF_HIDDEN int sprof_decode_syscall_return(const uint8_t code[9], uint64_t pc, uint64_t rcx);
 /* pc just after a system call the thread entered by? nr, -1 (number not

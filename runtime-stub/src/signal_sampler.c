@@ -10,7 +10,6 @@
 #include <string.h>
 #include <sys/mman.h>
 #include <sys/prctl.h>
-#include <sys/resource.h>
 #include <sys/syscall.h>
 #include <sys/time.h>
 #include <sys/uio.h>
@@ -47,11 +46,7 @@ static uint64_t pacer_weight(struct sprof_thread *t, uint64_t pc, uint64_t rcx, 
         *drop = 1;
         return 0;
     }
-    int faulted = 0;
-    struct rusage ru;
-    if (getrusage(RUSAGE_THREAD, &ru) == 0)
-        faulted = (uint64_t)ru.ru_minflt + (uint64_t)ru.ru_majflt !=
-                  atomic_load_explicit(&t->pacer_faults, memory_order_relaxed);
+    int faulted = sprof_own_faults() != atomic_load_explicit(&t->pacer_faults, memory_order_relaxed);
     uint64_t carry = t->pacer_carry_ns;
     t->pacer_carry_ns = 0;
     uint64_t w = period_cpu + carry - sprof_site_take(t, 0, carry);

@@ -261,7 +261,7 @@ static void emit_thread_tail(struct sprof_thread *t)
     uint64_t profiled = t->final_cpu_ns > t->cpu_start_ns ? t->final_cpu_ns - t->cpu_start_ns : 0;
     uint64_t unsampled = profiled > t->weight_written ? profiled - t->weight_written : 0;
     uint64_t tail = t->tail_cpu_ns;
-    if (sprof_uses_perf() && g_sprof.mech == SPROF_MECH_PERF_EVENT)
+    if (g_sprof.mech == SPROF_MECH_PERF_EVENT)
         tail = t->perf_final_count > t->perf_last_count ? t->perf_final_count - t->perf_last_count : 0;
     uint64_t w = tail < unsampled ? tail : unsampled;
     if (!w) return;

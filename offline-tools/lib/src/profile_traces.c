@@ -150,8 +150,8 @@ static int keep_sample(const loader *L, const trace_state *T, const sprof_sample
  * kernel checks that timer only at its tick, so one sample stands for all
  * the kernel time since the last), a thread's unsampled tail charged at
  * its exit, and the cpuclock pacer's partial samples (landings after a page
- * fault, less the kernel time recorded there). Those count as the samples the asked rate would have taken in
- * their weight; the fractions are carried from one such sample to the next
+ * fault, less the kernel time recorded there). Those count as the samples
+ * the asked rate would have taken in their weight; the fractions are carried from one such sample to the next
  * (*frac, in ns), so a thousand threads of a fifth of a period each count
  * as two hundred samples, not as none or a thousand. */
 static uint64_t sample_count(const sprof_sample_view *s, uint32_t hz, uint64_t *frac)
