@@ -11,6 +11,7 @@
 #include <string.h>
 
 #include "sprof/profile.h"
+#include "sprof/trace_reader.h"
 
 #define MAX_FOLDED_FRAMES 65536
 
@@ -35,19 +36,6 @@ static void parse_suffix(const char *name, size_t *len, uint8_t *cost, uint16_t 
     default: return;
     }
     *len -= 4;
-}
-
-/* sprof's synthetic kernel leaves (kernel_leaf.c), by name: a folded
- * file written without --classes still reads back as kernel time. */
-static int is_kernel_leaf_name(const char *name, size_t len)
-{
-    static const char *const exact[] = { "[syscall]", "[page fault]", "[kernel]" };
-    for (size_t i = 0; i < sizeof exact / sizeof exact[0]; i++)
-        if (len == strlen(exact[i]) && memcmp(name, exact[i], len) == 0)
-            return 1;
-    static const char prefix[] = "[syscall ";
-    return len > sizeof prefix && memcmp(name, prefix, sizeof prefix - 1) == 0 && name[len - 1] == ']' &&
-           !memchr(name + sizeof prefix - 1, ' ', len - sizeof prefix);
 }
 
 static int parse_line(sprof_profile *p, const char *path, size_t lineno, char *line, size_t len,
@@ -107,7 +95,7 @@ static int parse_line(sprof_profile *p, const char *path, size_t lineno, char *l
         uint8_t cost;
         uint16_t flags;
         parse_suffix(start, &flen, &cost, &flags);
-        if (is_kernel_leaf_name(start, flen))
+        if (sprof_is_kernel_leaf_name(start, flen)) /* written without --classes: still kernel time */
             cost = SPROF_COST_KERNEL;
         char saved = start[flen];
         start[flen] = '\0';

@@ -1,7 +1,9 @@
 /* The synthetic leaf frame of a kernel-time sample (format 1.1): the
  * sample's stack is the user context that entered the kernel, and this
- * frame on top says what the kernel was doing for it. */
+ * frame on top says what the kernel was doing for it. Its names are made
+ * and recognised here only. */
 #include <stdio.h>
+#include <string.h>
 
 #include "sprof/trace_reader.h"
 
@@ -22,4 +24,15 @@ const char *sprof_kernel_leaf_name(uint32_t flags, char *buf, size_t buflen)
         snprintf(buf, buflen, "[kernel]");
     }
     return buf;
+}
+
+int sprof_is_kernel_leaf_name(const char *name, size_t len)
+{
+    static const char *const exact[] = { "[syscall]", "[page fault]", "[kernel]" };
+    for (size_t i = 0; i < sizeof exact / sizeof exact[0]; i++)
+        if (len == strlen(exact[i]) && memcmp(name, exact[i], len) == 0)
+            return 1;
+    static const char prefix[] = "[syscall ";
+    return len > sizeof prefix && memcmp(name, prefix, sizeof prefix - 1) == 0 && name[len - 1] == ']' &&
+           !memchr(name + sizeof prefix - 1, ' ', len - sizeof prefix);
 }

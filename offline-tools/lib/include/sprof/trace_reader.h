@@ -92,6 +92,8 @@ const char *sprof_syscall_name(int nr);
  * "[page fault]", "[kernel]". Written to buf; NULL if flags has no
  * SPROF_SAMPLE_KERNEL. */
 const char *sprof_kernel_leaf_name(uint32_t flags, char *buf, size_t buflen);
+/* Is this frame name (len bytes, not NUL-terminated) one of those leaves? */
+int sprof_is_kernel_leaf_name(const char *name, size_t len);
 
 #ifdef __cplusplus
 }
