@@ -61,6 +61,11 @@ XFAIL = [
     # from the tick (4 ms samples), the pacer's landings there are weighed
     # against it: 3-5 pp
     "pagefault:cpuclock:*",
+    # bursty threads under cpuclock: within bounds at full length (0.9 /
+    # 1.5 pp, 3 rounds), but a quick run's sample counts spread 1-7 pp
+    # between the bursty and the steady thread (the pacer falls behind the
+    # bursts' starts on a loaded machine), past the binomial allowance
+    "bursty:cpuclock:*",
     # cpuclock's shares are noisier than independent random sampling would
     # be: rperf's metric 5-6 % at full length (perf_event 0.5-0.7 %)
     "methods50:cpuclock:*",
