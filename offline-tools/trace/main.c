@@ -96,11 +96,12 @@ static void dump_record(FILE *o, uint64_t off, const sprof_trace_record *r)
         const struct sprof_rec_stats *s = &r->u.stats;
         fprintf(o, "%" PRIu64 " STATS written=%" PRIu64 " dropped=%" PRIu64 " truncated=%" PRIu64 " lost=%" PRIu64
                    " cpu_ns=%" PRIu64 " achieved_hz=%.3f threads=%" PRIu64 " user_ns=%" PRIu64 " system_ns=%" PRIu64
-                   " weight_ns=%" PRIu64 " kernel_weight_ns=%" PRIu64 " kernel_sampling=%s kernel_hz=%u\n",
+                   " weight_ns=%" PRIu64 " kernel_weight_ns=%" PRIu64 " kernel_sampling=%s kernel_hz=%u"
+                   " own_cpu_ns=%" PRIu64 "\n",
                 off, s->samples_written, s->samples_dropped, s->samples_truncated, s->signals_lost, s->cpu_ns_total,
                 (double)s->achieved_millihz / 1000.0, s->threads_seen, s->user_cpu_ns, s->system_cpu_ns,
                 s->weight_ns_total, s->kernel_weight_ns, sprof_kernel_sampling_name(s->kernel_sampling),
-                s->kernel_hz);
+                s->kernel_hz, s->own_cpu_ns);
         break;
     }
     case SPROF_REC_END: fprintf(o, "%" PRIu64 " END\n", off); break;
@@ -149,6 +150,14 @@ static void print_cpu_accounting(FILE *o, const sprof_info_view *iv, const struc
     if (weight)
         fprintf(o, " (%.1f%% of the weight)", 100.0 * (double)kweight / (double)weight);
     fputc('\n', o);
+    /* Format 1.2: what sprof's own threads cost, beside the program's CPU */
+    if (st->own_cpu_ns && cpu)
+        fprintf(o, "sprof's own CPU: %.3f s (%.1f%% of the profiled threads'; writer and sampler threads)\n",
+                (double)st->own_cpu_ns / 1e9, 100.0 * (double)st->own_cpu_ns / (double)cpu);
+    else if (st->own_cpu_ns)
+        fprintf(o, "sprof's own CPU: %.3f s (writer and sampler threads)\n", (double)st->own_cpu_ns / 1e9);
+    else
+        fprintf(o, "sprof's own CPU: not recorded (trace from a runtime before format 1.2)\n");
 }
 
 struct thread_sum {

@@ -111,6 +111,9 @@ static void reset_counters(void)
     atomic_store(&g_sprof.exited_user_ns, 0);
     atomic_store(&g_sprof.exited_sys_ns, 0);
     g_sprof.weight_written = g_sprof.kernel_weight_written = 0;
+    atomic_store(&g_sprof.writer_cpu_ns, 0);
+    atomic_store(&g_sprof.sampler_cpu_ns, 0);
+    g_sprof.final_cpu_ns = 0;
     atomic_store(&g_sprof.stop_cpu_ns, 0);
     g_sprof.samples_written = g_sprof.samples_truncated = 0;
     g_sprof.dropped_released = g_sprof.lost_released = 0;

@@ -171,6 +171,8 @@ struct sprof_globals {
     _Atomic uint64_t ktick_signals;
     _Atomic uint64_t exited_user_ns, exited_sys_ns; /* raw utime / stime of threads already gone */
     uint64_t weight_written, kernel_weight_written; /* writer: sums over the samples written */
+    _Atomic uint64_t writer_cpu_ns, sampler_cpu_ns;  /* own threads' CPU, as each last read it */
+    uint64_t final_cpu_ns;                           /* the final drain's CPU (io_lock held) */
 };
 
 extern struct sprof_globals g_sprof SPROF_HIDDEN;

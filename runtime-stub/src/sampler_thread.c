@@ -35,6 +35,13 @@ static struct proc_fds pfds[SPROF_MAX_THREADS];
 
 static long tgkill_tid(uint32_t tid, int sig) { return syscall(SYS_tgkill, (long)g_sprof.pid, (long)tid, (long)sig); }
 
+/* This thread's CPU, for STATS' own_cpu_ns: read every 256th pass (a
+ * system call) and at the end. */
+static void note_own_cpu(uint64_t pass)
+{
+    if ((pass & 255) == 0) atomic_store(&g_sprof.sampler_cpu_ns, sprof_now_ns(CLOCK_THREAD_CPUTIME_ID));
+}
+
 static void sleep_until(uint64_t t)
 {
     struct timespec ts = {(time_t)(t / 1000000000ull), (long)(t % 1000000000ull)};
@@ -146,7 +153,7 @@ static void pace_cpuclock(void)
             if (atomic_load(&t->pending) && left < period / 2) left = period / 2;
             if (left < min_left) min_left = left;
         }
-        atomic_fetch_add_explicit(&g_sprof.sampler_epoch, 1, memory_order_release); /* pass over */
+        note_own_cpu(atomic_fetch_add_explicit(&g_sprof.sampler_epoch, 1, memory_order_release)); /* pass over */
         if (min_left < period / 4) min_left = period / 4;
         now = sprof_now_ns(CLOCK_MONOTONIC);
         sleep_until(now + min_left);
@@ -243,7 +250,7 @@ static void pace_wall(void)
                 offcpu_sample(t, p, rec_buf, rec_cap, copy, copy_cap);
             }
         }
-        atomic_fetch_add_explicit(&g_sprof.sampler_epoch, 1, memory_order_release); /* pass over */
+        note_own_cpu(atomic_fetch_add_explicit(&g_sprof.sampler_epoch, 1, memory_order_release)); /* pass over */
     }
 out:
     free(rec_buf);
@@ -259,6 +266,7 @@ static void *sampler_main(void *arg)
     if (sprof_is_wall()) pace_wall();
     else pace_cpuclock();
     proc_fds_reset(1);
+    atomic_store(&g_sprof.sampler_cpu_ns, sprof_now_ns(CLOCK_THREAD_CPUTIME_ID));
     return NULL;
 }
 

@@ -362,6 +362,7 @@ static void emit_stats(void)
     s.kernel_sampling = g_sprof.ksample;
     if (g_sprof.ksample == SPROF_KSAMPLE_TICK && cpu)
         s.kernel_hz = (uint32_t)((double)atomic_load(&g_sprof.ktick_signals) * 1e9 / (double)cpu + 0.5);
+    s.own_cpu_ns = atomic_load(&g_sprof.writer_cpu_ns) + atomic_load(&g_sprof.sampler_cpu_ns) + g_sprof.final_cpu_ns;
     sprof_out_append(&s, sizeof s);
 }
 
@@ -482,7 +483,9 @@ static void *writer_main(void *arg)
         }
         sprof_out_flush();
         sprof_io_unlock();
+        atomic_store(&g_sprof.writer_cpu_ns, sprof_now_ns(CLOCK_THREAD_CPUTIME_ID));
     }
+    atomic_store(&g_sprof.writer_cpu_ns, sprof_now_ns(CLOCK_THREAD_CPUTIME_ID));
     return NULL;
 }
 
@@ -520,7 +523,9 @@ static void write_end(void)
  * the closed fd meanwhile. */
 static void finish_locked(void)
 {
+    uint64_t t0 = sprof_now_ns(CLOCK_THREAD_CPUTIME_ID);
     sprof_drain_all();
+    g_sprof.final_cpu_ns = sprof_now_ns(CLOCK_THREAD_CPUTIME_ID) - t0;
     emit_stats();
     write_end();
     if (g_sprof.fd >= 0) close(g_sprof.fd);

@@ -67,6 +67,7 @@ static int kernel_trace(const char *path, enum stats_kind kind)
     st.weight_ns_total = 100 * MS;
     st.kernel_weight_ns = 40 * MS;
     st.kernel_sampling = SPROF_KSAMPLE_PERF;
+    st.own_cpu_ns = 5 * MS;
     if (kind == STATS_LOSSY) {
         st.cpu_ns_total = 125 * MS;
         st.user_cpu_ns = 100 * MS;

@@ -170,24 +170,33 @@ static void check_stats_sizes(const char *symmap)
     st.kernel_weight_ns = 77 * MS;
     st.kernel_sampling = SPROF_KSAMPLE_TICK;
     st.kernel_hz = 250;
+    st.own_cpu_ns = 9 * MS;
 
     /* 1.0: 64 bytes; the 1.1 fields read as 0 */
     write_kernel_trace(path, &st, SPROF_REC_STATS_V1_SIZE);
     sprof_profile p;
     CHECK(load(&p, path, symmap, err, sizeof err) == 0, "64-byte STATS: %s", err);
     CHECK(p.ntraces == 1 && p.traces[0].have_stats && p.traces[0].cpu_ns_total == 231 * MS &&
-              p.traces[0].user_cpu_ns == 0 && p.traces[0].kernel_sampling == 0 && p.traces[0].kernel_hz == 0,
+              p.traces[0].user_cpu_ns == 0 && p.traces[0].kernel_sampling == 0 && p.traces[0].kernel_hz == 0 &&
+              p.traces[0].own_cpu_ns == 0,
           "64-byte STATS figures");
     sprof_profile_free(&p);
 
-    /* 1.1, and a longer one from a future writer */
+    /* 1.1: 104 bytes; own_cpu_ns (1.2) reads as 0 */
+    write_kernel_trace(path, &st, SPROF_REC_STATS_V11_SIZE);
+    CHECK(load(&p, path, symmap, err, sizeof err) == 0, "104-byte STATS: %s", err);
+    CHECK(p.ntraces == 1 && p.traces[0].kernel_hz == 250 && p.traces[0].own_cpu_ns == 0, "104-byte STATS figures");
+    sprof_profile_free(&p);
+
+    /* 1.2, and a longer one from a future writer */
     uint32_t sizes[2] = { sizeof st, sizeof st + 16 };
     for (int i = 0; i < 2; i++) {
         write_kernel_trace(path, &st, sizes[i]);
         CHECK(load(&p, path, symmap, err, sizeof err) == 0, "%u-byte STATS: %s", sizes[i], err);
         CHECK(p.ntraces == 1 && p.traces[0].user_cpu_ns == 150 * MS && p.traces[0].system_cpu_ns == 81 * MS &&
                   p.traces[0].kernel_weight_ns == 77 * MS && p.traces[0].kernel_sampling == SPROF_KSAMPLE_TICK &&
-                  p.traces[0].kernel_hz == 250 && p.traces[0].read_kernel_weight_ns == 77 * MS,
+                  p.traces[0].kernel_hz == 250 && p.traces[0].read_kernel_weight_ns == 77 * MS &&
+                  p.traces[0].own_cpu_ns == 9 * MS,
               "%u-byte STATS figures", sizes[i]);
         sprof_profile_free(&p);
     }

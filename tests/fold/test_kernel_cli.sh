@@ -46,10 +46,12 @@ done
 
 "$bin/sprof-trace" info "$d/kernel.trace" >"$d/out" 2>&1 || bad "info exits 0"
 grep -q '^user / system:   0.060 s / 0.040 s' "$d/out" && grep -q '^kernel sampling: perf_event' "$d/out" &&
-  grep -q '^weights cover:   100.0% of the threads' "$d/out" && grep -q '^kernel weight:   0.040 s in 40 kernel samples' "$d/out" \
-  && ok "info: 1.1 figures" || { bad "info: 1.1 figures"; cat "$d/out"; }
+  grep -q '^weights cover:   100.0% of the threads' "$d/out" && grep -q '^kernel weight:   0.040 s in 40 kernel samples' "$d/out" &&
+  grep -q "^sprof's own CPU: 0.005 s (5.0% of the profiled threads'" "$d/out" \
+  && ok "info: 1.1 and 1.2 figures" || { bad "info: 1.1 and 1.2 figures"; cat "$d/out"; }
 "$bin/sprof-trace" info "$d/old.trace" >"$d/out" 2>&1 || bad "info old exits 0"
-grep -q '^user / system:   not recorded' "$d/out" && grep -q '^kernel sampling: none' "$d/out" \
+grep -q '^user / system:   not recorded' "$d/out" && grep -q '^kernel sampling: none' "$d/out" &&
+  grep -q "^sprof's own CPU: not recorded" "$d/out" \
   && ok "info: 1.0 trace" || { bad "info: 1.0 trace"; cat "$d/out"; }
 "$bin/sprof-trace" dump "$d/kernel.trace" >"$d/out" 2>&1 || bad "dump exits 0"
 grep -q 'flags=kernel,syscall syscall_nr=1(write) ' "$d/out" && grep -q 'user_ns=60000000 system_ns=40000000 .*kernel_sampling=perf_event' "$d/out" \

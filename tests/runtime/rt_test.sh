@@ -41,7 +41,10 @@ case "$TEST" in
 rate_1k|rate_5k)
     hz=1000; [ "$TEST" = rate_5k ] && hz=5000
     run SPROF_OUT=t.bin SPROF_HZ=$hz -- spin 0.6 1 cpu || die "program failed"
-    "$BIN/sprof-trace" info t.bin
+    "$BIN/sprof-trace" info t.bin | tee info.txt
+    # format 1.2: the writer's own CPU is recorded, and small beside the program's
+    own=$(sed -n "s/^sprof's own CPU: [0-9.]* s (\([0-9.]*\)% .*/\1/p" info.txt)
+    [ -n "$own" ] && awk -v o="$own" 'BEGIN { exit !(o > 0 && o < 25) }' || die "own CPU not recorded or implausible: '$own'"
     tol=10
     # the signal fallback (hosts that forbid perf_event) paces from user space: looser
     [ "$(mech_of t.bin)" = perf_event ] || tol=30

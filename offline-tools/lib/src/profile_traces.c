@@ -181,6 +181,7 @@ static void note_stats(sprof_trace_accounting *a, const struct sprof_rec_stats *
     a->signals_lost = st->signals_lost;
     a->kernel_sampling = st->kernel_sampling;
     a->kernel_hz = st->kernel_hz;
+    a->own_cpu_ns = st->own_cpu_ns;
 }
 
 static int read_trace(loader *L, trace_state *T, sprof_trace *t, char *err, size_t errlen)

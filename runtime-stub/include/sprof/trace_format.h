@@ -186,7 +186,11 @@ struct sprof_rec_stats {
     uint64_t kernel_weight_ns; /* of which KERNEL samples */
     uint32_t kernel_sampling; /* enum sprof_kernel_sampling */
     uint32_t kernel_hz;       /* TICK: the most kernel samples per kernel CPU second (CONFIG_HZ); else 0 */
+    /* Format 1.2 */
+    uint64_t own_cpu_ns;      /* CPU of sprof's own threads (writer, sampler) and of its final drain:
+                               * what profiling cost beyond the per-sample work inside the program's threads */
 };
 #define SPROF_REC_STATS_V1_SIZE 64u /* STATS before format 1.1 */
+#define SPROF_REC_STATS_V11_SIZE 104u /* STATS of format 1.1 */
 
 #endif

@@ -74,6 +74,7 @@ typedef struct sprof_trace_accounting {
     uint64_t weight_ns_total, kernel_weight_ns; /* the runtime's sums (0: not recorded) */
     uint64_t achieved_millihz, threads_seen, samples_dropped, signals_lost;
     uint32_t kernel_sampling, kernel_hz; /* enum sprof_kernel_sampling */
+    uint64_t own_cpu_ns;                 /* (1.2) sprof's own threads' CPU; 0: not recorded */
     uint64_t read_weight_ns;        /* sum of the weights of the samples in the file */
     uint64_t read_kernel_weight_ns; /* of which KERNEL samples */
 } sprof_trace_accounting;
