@@ -80,7 +80,7 @@ int sprof_config_load(struct sprof_config *c)
     sprof_expand_path(c->pattern, getpid(), c->out_path, sizeof c->out_path);
     c->hz = (uint32_t)parse_num("SPROF_HZ", secure_getenv("SPROF_HZ"), 1, 100000, 1000);
     c->max_depth = (uint32_t)parse_num("SPROF_MAX_DEPTH", secure_getenv("SPROF_MAX_DEPTH"), 1, 512, 256);
-    c->perf_stack = (uint32_t)parse_num("SPROF_PERF_STACK", secure_getenv("SPROF_PERF_STACK"), 256, 32768,
+    c->perf_stack = (uint32_t)parse_num("SPROF_PERF_STACK", secure_getenv("SPROF_PERF_STACK"), 256, SPROF_PERF_STACK_MAX,
                                         SPROF_PERF_STACK_DEFAULT) & ~7u;
     c->overwrite = parse_num("SPROF_OVERWRITE", secure_getenv("SPROF_OVERWRITE"), 0, 1, 0) == 1;
     const char *mode = secure_getenv("SPROF_MODE");

@@ -4,6 +4,8 @@
  * index. A handler racing with two flips in a row reads a table that is
  * being rewritten: that can only make one validation answer wrong, never
  * read outside static memory (the count is clamped). */
+#include <string.h>
+
 #include "rt_internal.h"
 
 #define EXEC_MAX 4096
@@ -11,6 +13,9 @@
 static uint64_t tab[2][EXEC_MAX][2];
 static _Atomic uint32_t tab_n[2];
 static _Atomic uint32_t cur;
+static _Atomic uint64_t tab_gen; /* bumped by every publish: invalidates the walkers' memos */
+
+#define SPROF_EXEC_CACHE_MAGIC 0x5350524f46584543ull
 
 int sprof_is_exec(uint64_t addr)
 {
@@ -27,6 +32,22 @@ int sprof_is_exec(uint64_t addr)
     return 0;
 }
 
+int sprof_is_exec_cached(struct sprof_exec_cache *c, uint64_t addr)
+{
+    uint64_t gen = atomic_load_explicit(&tab_gen, memory_order_acquire);
+    if (c->check != (gen ^ SPROF_EXEC_CACHE_MAGIC)) {
+        memset(c->tag, 0, sizeof c->tag);
+        c->check = gen ^ SPROF_EXEC_CACHE_MAGIC;
+    }
+    uint64_t page = addr >> 12;
+    uint32_t slot = (uint32_t)((page * 0x9E3779B97F4A7C15ull) >> 57) & (SPROF_EXEC_CACHE_SLOTS - 1);
+    uint64_t t = c->tag[slot];
+    if (t && ((t - 1) >> 1) == page) return (int)((t - 1) & 1);
+    int r = sprof_is_exec(addr);
+    c->tag[slot] = ((page << 1) | (uint64_t)r) + 1;
+    return r;
+}
+
 /* ranges: n sorted [start, end) pairs */
 void sprof_exec_table_publish(const uint64_t *ranges, uint32_t n)
 {
@@ -39,4 +60,5 @@ void sprof_exec_table_publish(const uint64_t *ranges, uint32_t n)
     }
     atomic_store(&tab_n[next], n);
     atomic_store_explicit(&cur, next, memory_order_release);
+    atomic_fetch_add_explicit(&tab_gen, 1, memory_order_release);
 }

@@ -22,10 +22,13 @@
 #define SPROF_MAX_THREADS 1024
 #define SPROF_SITES 32 /* per thread: kernel-exit sites the cpuclock pacer's landings owe time to */
 #define SPROF_RING_BYTES (256u * 1024u) /* per-thread sample ring, power of two */
-#define SPROF_CAND_WINDOW 2048u          /* bytes above sp scanned for candidates */
+#define SPROF_CAND_WINDOW 2048u          /* bytes above sp always scanned for candidates */
+#define SPROF_SCAN_MAX (96u * 1024u)     /* and up to the chain's outermost record, at most this far */
+#define SPROF_MAX_CAND 1024u             /* candidates per sample */
 #define SPROF_FIBER_WINDOW (64u * 1024u) /* walk limit when sp is off the thread stack */
 #define SPROF_MAX_FRAME_STEP (1u << 20)  /* largest accepted distance between frame records */
 #define SPROF_PERF_STACK_DEFAULT 4096u   /* user stack bytes the kernel copies per sample */
+#define SPROF_PERF_STACK_MAX 57344u      /* a perf record is at most 64 KiB, callchain and registers included */
 
 /* SPROF_KERNEL: how kernel time is sampled */
 enum sprof_kernel_choice {
@@ -217,6 +220,15 @@ SPROF_HIDDEN uint32_t sprof_ring_fill_256(const struct sprof_ring *r);
 
 /* exec_table.c: executable ranges, lock-free for readers */
 SPROF_HIDDEN int sprof_is_exec(uint64_t addr);
+/* A walker's memo of sprof_is_exec answers per page, valid for one version
+ * of the table (the unwinder asks about hundreds of words per sample, most
+ * on a few pages). Lives in the walker's own scratch memory; no locks. */
+#define SPROF_EXEC_CACHE_SLOTS 128u
+struct sprof_exec_cache {
+    uint64_t check;                            /* gen ^ SPROF_EXEC_CACHE_MAGIC when valid */
+    uint64_t tag[SPROF_EXEC_CACHE_SLOTS];      /* (page << 1 | answer) + 1; 0 = empty */
+};
+SPROF_HIDDEN int sprof_is_exec_cached(struct sprof_exec_cache *c, uint64_t addr);
 SPROF_HIDDEN void sprof_exec_table_publish(const uint64_t *ranges, uint32_t n);
 
 /* maps.c */
@@ -231,6 +243,7 @@ struct sprof_walk_mem {
     int probe;             /* live fiber stack: verify each page before reading */
     uint64_t verified_hi;  /* probe: pages below this are known readable */
     uint64_t stack_hi;     /* top of the thread's own stack (candidates into the stack) */
+    struct sprof_exec_cache *xc; /* set by the walk (in the walker's scratch) */
 };
 /* Build a SAMPLE record body (after the caller filled tid/time/weight) into rec,
  * a buffer of cap >= sprof_scratch_size(max_depth) bytes. Returns the record

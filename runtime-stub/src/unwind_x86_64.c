@@ -15,7 +15,7 @@
 
 #include "rt_internal.h"
 
-#define MAX_CAND (SPROF_CAND_WINDOW / 8)
+#define MAX_CAND SPROF_MAX_CAND
 
 void sprof_regs_from_ucontext(void *ucv, uint64_t *pc, uint64_t *sp, uint64_t *fp)
 {
@@ -76,6 +76,7 @@ struct walk_tmp {
     uint32_t fpoff[512];
     uint32_t coff[MAX_CAND];
     uint64_t cval[MAX_CAND];
+    struct sprof_exec_cache xc; /* kept from one sample to the next */
 };
 
 uint32_t sprof_scratch_size(uint32_t max_depth)
@@ -94,6 +95,11 @@ static int page_readable(uint64_t page)
     uint64_t tmp;
     struct iovec l = {&tmp, 8}, r = {(void *)page, 8};
     return syscall(SYS_process_vm_readv, (long)g_sprof.pid, &l, 1L, &r, 1L, 0L) == 8;
+}
+
+static inline int is_exec(struct sprof_walk_mem *m, uint64_t addr)
+{
+    return m->xc ? sprof_is_exec_cached(m->xc, addr) : sprof_is_exec(addr);
 }
 
 static inline int mem_read(struct sprof_walk_mem *m, uint64_t addr, uint64_t *out)
@@ -119,7 +125,7 @@ static inline int mem_read(struct sprof_walk_mem *m, uint64_t addr, uint64_t *ou
 static int frame_record(struct sprof_walk_mem *m, uint64_t a, uint64_t *next, uint64_t *ret)
 {
     if (!mem_read(m, a, next) || !mem_read(m, a + 8, ret)) return 0;
-    return sprof_is_exec(*ret);
+    return is_exec(m, *ret);
 }
 
 static int next_is_record_link(struct sprof_walk_mem *m, uint64_t a, uint64_t next)
@@ -153,25 +159,54 @@ static uint32_t finish(struct sprof_rec_sample *rec, uint32_t cap, const uint32_
     return size;
 }
 
-/* Candidates: every word in [sp, sp + window) that points into an
- * executable mapping or into the stack, except the words of the frame
- * records already in the chain. Not only below the first record: a scanned
- * first record can be a frameless function's "push rbp" and a frameless
- * function in the middle of the chain leaves its caller's return address
- * between two records; the offline CFI unwinder needs both. */
+/* Candidates: words above sp that point into an executable mapping or
+ * into the stack, except the words of the frame records already in the
+ * chain. Not only below the first record: a scanned first record can be a
+ * frameless function's "push rbp" and a frameless function in the middle
+ * of the chain leaves its caller's return address between two records;
+ * the offline CFI unwinder needs both.
+ *
+ * How far: always the first SPROF_CAND_WINDOW bytes (everything there, as
+ * the CFI unwinder may need saved registers), and beyond, up to the
+ * chain's outermost record (at most SPROF_SCAN_MAX bytes above sp), the
+ * words between records that point into executable mappings, or that are
+ * 8-aligned stack addresses above themselves (saved frame pointers). A
+ * frameless function with a large frame (glibc's vfprintf, a 64 KiB local
+ * array) or a frame-pointer function with a large buffer below a frameless
+ * callee (qsort) puts the return addresses the unwinder needs far above sp;
+ * a buffer of data holds few words that look like code, so this costs few
+ * bytes; the scan stops where the chain ends. *cut is set when the chain
+ * went on beyond what could be scanned (SPROF_SCAN_MAX, the perf stack
+ * copy, the candidate cap). */
 static uint32_t collect_candidates(struct sprof_walk_mem *m, uint64_t sp, uint64_t stack_hi, const uint32_t *fpoff,
-                                   uint32_t nframes, uint32_t *coff, uint64_t *cval)
+                                   uint32_t nframes, uint64_t top, uint32_t *coff, uint64_t *cval, int *cut)
 {
     uint32_t n = 0, f = 0;
     uint64_t end = sp + SPROF_CAND_WINDOW;
-    for (uint64_t a = (sp + 7) & ~7ull; a + 8 <= end && n < MAX_CAND; a += 8) {
+    uint64_t chain_end = end; /* just above the outermost known record */
+    if (top && top + 16 > chain_end) chain_end = top + 16;
+    if (chain_end > sp + SPROF_SCAN_MAX) {
+        chain_end = sp + SPROF_SCAN_MAX;
+        *cut = 1;
+    }
+    uint64_t a = (sp + 7) & ~7ull;
+    for (; a + 8 <= chain_end; a += 8) {
+        if (n >= MAX_CAND) {
+            *cut = 1;
+            break;
+        }
         uint32_t off = (uint32_t)(a - sp);
         while (f < nframes && (fpoff[f] == SPROF_FPOFF_UNKNOWN || fpoff[f] + 8 < off)) f++;
         if (f < nframes && (off == fpoff[f] || off == fpoff[f] + 8)) continue;
         uint64_t v;
-        if (!mem_read(m, a, &v)) break;
-        /* stack values only if 8-aligned (saved frame pointers), not argv/env strings */
-        if (sprof_is_exec(v) || (!(v & 7) && v >= sp && v < stack_hi)) {
+        if (!mem_read(m, a, &v)) {
+            if (a >= end) *cut = 1; /* the chain goes on above what was copied */
+            break;
+        }
+        /* stack values only if 8-aligned (saved frame pointers), not argv/env
+         * strings; beyond the window only those pointing above themselves */
+        int stack = !(v & 7) && v >= sp && v < stack_hi && (a < end || v > a);
+        if (stack || is_exec(m, v)) {
             coff[n] = off;
             cval[n] = v;
             n++;
@@ -205,10 +240,10 @@ static unsigned ff_call_len(const uint8_t *p)
  * code pointer that merely sits on the stack (main's address, kept by
  * __libc_start_call_main; a callback) usually is not. Used only to vet
  * frame records found by scanning. Code is readable where it is executable. */
-static int follows_call(uint64_t ret)
+static int follows_call(struct sprof_walk_mem *m, uint64_t ret)
 {
 #if defined(__x86_64__)
-    if (ret < 16 || !sprof_is_exec(ret - 16) || !sprof_is_exec(ret - 1)) return 1; /* cannot tell */
+    if (ret < 16 || !is_exec(m, ret - 16) || !is_exec(m, ret - 1)) return 1; /* cannot tell */
     const uint8_t *c = (const uint8_t *)ret;
     if (c[-5] == 0xe8) return 1; /* call rel32 */
     for (unsigned k = 2; k <= 8; k++) {
@@ -219,27 +254,93 @@ static int follows_call(uint64_t ret)
     }
     return 0;
 #else
+    (void)m;
     (void)ret;
     return 1;
 #endif
 }
 
-/* Find the first frame record: rbp if it is one, else scan up from sp. */
+/* Scan up from `from` (at most SPROF_SCAN_MAX above sp) for a frame
+ * record. Frameless code saves callee-saved registers with pushes, so a
+ * pair [saved word][code address] is not always a record: a saved zero
+ * above a return address looks like the outermost record, and the chain
+ * would end there. A record whose link leads to a second record is taken
+ * at once (main's own link is often garbage: the second record's link is
+ * not checked); a lone one (link 0, or its target unreadable) only if no
+ * linked record lies further up. linked_only: skip lone ones. lone_out:
+ * scan the candidate window only, return a linked record or 0 and leave
+ * the first lone one in *lone_out. */
+static uint64_t scan_record(struct sprof_walk_mem *m, uint64_t sp, uint64_t from, int linked_only, uint64_t *lone_out)
+{
+    uint64_t next, ret, end = sp + SPROF_SCAN_MAX, lone = 0;
+    if (lone_out) end = sp + SPROF_CAND_WINDOW; /* first pass: the window only */
+    for (uint64_t a = (from + 7) & ~7ull; a + 16 <= end; a += 8) {
+        if (!mem_read(m, a, &next)) break;
+        if (next == 0 ? linked_only : !next_is_record_link(m, a, next)) continue;
+        if (!frame_record(m, a, &next, &ret) || !follows_call(m, ret)) continue;
+        uint64_t n2, r2;
+        if (next != 0 && frame_record(m, next, &n2, &r2) && follows_call(m, r2)) return a;
+        if (!lone) lone = a;
+        linked_only = 1; /* a lone record is known: only a linked one can beat it */
+    }
+    if (lone_out) {
+        *lone_out = lone;
+        return 0;
+    }
+    return lone;
+}
+
+/* Find the first frame record: rbp if it is one, else scan up from sp (as
+ * far as candidates reach: a frameless function with a large frame that
+ * uses rbp for data leaves its caller's record far above sp). */
 static uint64_t first_record(struct sprof_walk_mem *m, uint64_t sp, uint64_t fp, uint32_t *flags)
 {
     uint64_t next, ret;
     if (fp >= sp && frame_record(m, fp, &next, &ret) && (next == 0 || next_is_record_link(m, fp, next)))
         return fp;
-    uint64_t end = sp + SPROF_CAND_WINDOW;
-    for (uint64_t a = (sp + 7) & ~7ull; a + 16 <= end; a += 8) {
-        if (!mem_read(m, a, &next)) break;
-        if (next != 0 && !next_is_record_link(m, a, next)) continue;
-        if (frame_record(m, a, &next, &ret) && follows_call(ret)) {
-            *flags |= SPROF_SAMPLE_FP_SCANNED;
-            return a;
-        }
+    /* In the window, a linked record wins at once. Beyond it the scan only
+     * goes on when the window held a lone record (a saved zero may pose as
+     * the outermost record): reading the rest of every stack without any
+     * record (frameless code called from main, whose own link is garbage)
+     * would cost a memory pass per sample for nothing. */
+    uint64_t lone = 0, a = scan_record(m, sp, sp, 0, &lone);
+    if (!a && lone) {
+        a = scan_record(m, sp, sp + SPROF_CAND_WINDOW - 8, 1, NULL);
+        if (!a) a = lone;
     }
-    return 0;
+    if (a) *flags |= SPROF_SAMPLE_FP_SCANNED;
+    return a;
+}
+
+/* Where the stack's frame records end, as far as scanning can tell: from
+ * the last record the chain recorded (at `last`, 0 if none), resume the
+ * scan above it and follow links, again after each break, up to
+ * SPROF_SCAN_MAX above sp. A chain found by scanning can start at a
+ * frameless function's saved registers and end early; the records further
+ * up are where the candidate scan has to reach, so that the offline CFI
+ * unwinder finds every return address in between. Returns the highest
+ * record address seen (0 if none). */
+static uint64_t chain_top(struct sprof_walk_mem *m, uint64_t sp, uint64_t last)
+{
+    /* records below the end of the candidate window change nothing: start
+     * above it; only linked records (a zero word above a code address is
+     * common and cheap to skip) */
+    uint64_t from = last + 16 > sp + SPROF_CAND_WINDOW ? last + 16 : sp + SPROF_CAND_WINDOW - 16;
+    uint64_t top = last, at = scan_record(m, sp, from, 1, NULL);
+    for (int steps = 0; at && steps < 4096; steps++) {
+        uint64_t next, r;
+        if (at > top) top = at;
+        if (!frame_record(m, at, &next, &r)) break;
+        at = next != 0 && next_is_record_link(m, at, next) ? next : scan_record(m, sp, at + 16, 1, NULL);
+    }
+    return top;
+}
+
+/* A chain that broke, or a scanned one of a single record (a lone saved
+ * zero above a return address), may stop short of the real records. */
+static int chain_suspect(uint32_t flags, uint32_t nframes)
+{
+    return (flags & SPROF_SAMPLE_CHAIN_BROKEN) || ((flags & SPROF_SAMPLE_FP_SCANNED) && nframes <= 1);
 }
 
 uint32_t sprof_walk(struct sprof_rec_sample *rec, uint32_t cap, uint64_t pc, uint64_t sp, uint64_t fp,
@@ -248,6 +349,7 @@ uint32_t sprof_walk(struct sprof_rec_sample *rec, uint32_t cap, uint64_t pc, uin
     if (max_depth > 512) max_depth = 512;
     if (cap < sprof_scratch_size(max_depth)) return 0;
     struct walk_tmp *w = tmp_of(rec, max_depth);
+    m->xc = &w->xc;
     uint32_t *fpoff = w->fpoff, *coff = w->coff;
     uint64_t *cval = w->cval;
     uint64_t *ret = (uint64_t *)(rec + 1);
@@ -279,7 +381,13 @@ uint32_t sprof_walk(struct sprof_rec_sample *rec, uint32_t cap, uint64_t pc, uin
         }
         rec_at = next;
     }
-    a.ncand = collect_candidates(m, sp, m->stack_hi, fpoff, a.nframes, coff, cval);
+    int cut = 0;
+    uint64_t last = 0;
+    for (uint32_t i = a.nframes; i-- > 0 && !last;)
+        if (fpoff[i] != SPROF_FPOFF_UNKNOWN) last = sp + fpoff[i];
+    uint64_t top = chain_suspect(flags, a.nframes) ? chain_top(m, sp, last) : last;
+    a.ncand = collect_candidates(m, sp, m->stack_hi, fpoff, a.nframes, top, coff, cval, &cut);
+    if (cut) flags |= SPROF_SAMPLE_STACK_CUT;
     rec->flags |= flags;
     return finish(rec, cap, fpoff, coff, cval, a);
 }
@@ -298,7 +406,7 @@ uint32_t sprof_build_from_dump(struct sprof_rec_sample *rec, uint32_t cap, uint6
     uint32_t *fpoff = w->fpoff, *coff = w->coff;
     uint64_t *cval = w->cval;
     uint64_t *ret = (uint64_t *)(rec + 1);
-    struct sprof_walk_mem m = {.lo = sp, .hi = sp + (dump_len & ~7ull), .copy = dump, .stack_hi = stack_hi};
+    struct sprof_walk_mem m = {.lo = sp, .hi = sp + (dump_len & ~7ull), .copy = dump, .stack_hi = stack_hi, .xc = &w->xc};
     struct sprof_walk_mem whole = m;
     if (stack_hi > sp) whole.hi = stack_hi; /* for range checks only: reads beyond the dump fail below */
     uint32_t flags = SPROF_SAMPLE_KERNEL_CHAIN;
@@ -308,7 +416,7 @@ uint32_t sprof_build_from_dump(struct sprof_rec_sample *rec, uint32_t cap, uint6
     rec->fp = fp;
 
     int fp_ok = 0;
-    if (!(fp & 7) && fp >= sp && (stack_hi <= sp || fp < stack_hi) && nk > 0 && sprof_is_exec(kchain[0])) {
+    if (!(fp & 7) && fp >= sp && (stack_hi <= sp || fp < stack_hi) && nk > 0 && is_exec(&m, kchain[0])) {
         uint64_t next, r;
         /* inside the dump the record must agree with the kernel's first return */
         if (fp + 16 <= m.hi) fp_ok = frame_record(&m, fp, &next, &r) && r == kchain[0];
@@ -322,7 +430,7 @@ uint32_t sprof_build_from_dump(struct sprof_rec_sample *rec, uint32_t cap, uint6
                 flags |= SPROF_SAMPLE_TRUNCATED;
                 break;
             }
-            if (!sprof_is_exec(kchain[i])) {
+            if (!is_exec(&m, kchain[i])) {
                 flags |= SPROF_SAMPLE_CHAIN_BROKEN;
                 break;
             }
@@ -334,6 +442,16 @@ uint32_t sprof_build_from_dump(struct sprof_rec_sample *rec, uint32_t cap, uint6
             else at = 0;
         }
         if (kchain_full) flags |= SPROF_SAMPLE_TRUNCATED;
+        /* The kernel stops at a link that is not a frame pointer (rbp was a
+         * frameless function's data register): say so, so that the scan for
+         * the records further up runs as for a broken walk of our own. */
+        for (uint32_t i = a.nframes; i-- > 0;) {
+            if (fpoff[i] == SPROF_FPOFF_UNKNOWN) continue;
+            uint64_t next, rec_at = sp + fpoff[i];
+            if (!kchain_full && mem_read(&m, rec_at, &next) && next != 0 && !next_is_record_link(&whole, rec_at, next))
+                flags |= SPROF_SAMPLE_CHAIN_BROKEN;
+            break;
+        }
     } else {
         /* rbp is not a frame record (frameless code using rbp): scan the dump */
         uint64_t at = first_record(&m, sp, fp < sp ? 0 : fp, &flags);
@@ -360,7 +478,13 @@ uint32_t sprof_build_from_dump(struct sprof_rec_sample *rec, uint32_t cap, uint6
             at = next;
         }
     }
-    a.ncand = collect_candidates(&m, sp, stack_hi > sp ? stack_hi : m.hi, fpoff, a.nframes, coff, cval);
+    int cut = 0;
+    uint64_t last = 0;
+    for (uint32_t i = a.nframes; i-- > 0 && !last;)
+        if (fpoff[i] != SPROF_FPOFF_UNKNOWN) last = sp + fpoff[i];
+    uint64_t top = chain_suspect(flags, a.nframes) ? chain_top(&m, sp, last) : last;
+    a.ncand = collect_candidates(&m, sp, stack_hi > sp ? stack_hi : m.hi, fpoff, a.nframes, top, coff, cval, &cut);
+    if (cut) flags |= SPROF_SAMPLE_STACK_CUT;
     rec->flags |= flags;
     return finish(rec, cap, fpoff, coff, cval, a);
 }

@@ -60,6 +60,7 @@ typedef struct trace_state {
     int have_info;
     uint64_t dropped;
     uint64_t kept, filtered, truncated;
+    uint64_t counted; /* the kept samples as counted (sample_count): the unit of stack counts */
     uint64_t count_frac_ns; /* sample_count's carried fraction of a period */
     sprof_trace_accounting acct; /* path owned by the profile once added */
 } trace_state;
@@ -253,8 +254,9 @@ static int read_trace(loader *L, trace_state *T, sprof_trace *t, char *err, size
                 T->last_kept_ns = rec.u.sample.time_ns;
             if (rec.u.sample.flags & SPROF_SAMPLE_TRUNCATED)
                 T->truncated++;
-            if (sprof_raw_add(&T->raw, &rec.u.sample, L->opt->per_thread,
-                              sample_count(&rec.u.sample, T->acct.hz, &T->count_frac_ns)) != 0) {
+            uint64_t count = sample_count(&rec.u.sample, T->acct.hz, &T->count_frac_ns);
+            T->counted += count;
+            if (sprof_raw_add(&T->raw, &rec.u.sample, L->opt->per_thread, count) != 0) {
                 snprintf(err, errlen, "%s: out of memory", T->path);
                 return -1;
             }
@@ -356,6 +358,14 @@ static uint32_t kernel_frame(sprof_profile *p, const char *name)
     return sprof_profile_intern_frame(p, &f);
 }
 
+/* Stands where a cut stack (STACK_CUT) lost frames: no code, class native. */
+static uint32_t unrecorded_frame(sprof_profile *p)
+{
+    sprof_pframe f = { .name = "[frames not recorded]", .c_name = "", .file = "", .module = "",
+                       .kind = SPROF_KIND_NATIVE, .cost = SPROF_COST_NATIVE, .flags = SPROF_PFRAME_SYNTHETIC };
+    return sprof_profile_intern_frame(p, &f);
+}
+
 static int expand_trace(loader *L, trace_state *T, char *err, size_t errlen)
 {
     sprof_profile *p = L->p;
@@ -365,13 +375,20 @@ static int expand_trace(loader *L, trace_state *T, char *err, size_t errlen)
     HASH_ITER(hh, T->raw.table, r, tmp) {
         sprof_sample_view s;
         sprof_raw_view(r, &s);
-        size_t npcs = sprof_unwind(&s, &env, L->pcs, MAX_UNWIND_FRAMES, NULL);
+        sprof_unwind_info ui;
+        size_t npcs = sprof_unwind(&s, &env, L->pcs, MAX_UNWIND_FRAMES, &ui);
         /* A skidded sample's leaf function only held the syscall instruction
          * its signal waited at: the time was spent in the caller. pcs[0] is
          * that function's pc (its inline frames expand from it too). */
         size_t first = (s.flags & SPROF_SAMPLE_SYSCALL_SKID) && npcs > 1 ? 1 : 0;
         uint32_t n = 0;
+        /* the unwind needed a word the sampler could not record and jumped to
+         * the recorded chain: frames in between may be missing. Say so in the
+         * stack itself, and count it incomplete below. */
+        int cut = (s.flags & SPROF_SAMPLE_STACK_CUT) && ui.missing_word;
         for (size_t i = first; i < npcs; i++) {
+            if (cut && i == ui.gap_at && i > first && n < MAX_STACK_FRAMES)
+                L->stack[n++] = unrecorded_frame(p);
             const uint32_t *fr;
             uint32_t k = sprof_symbolize(L->sym, sprof_as_find(&T->as, L->pcs[i] - (i > 0)),
                                          L->pcs[i], i > 0, &fr);
@@ -386,6 +403,8 @@ static int expand_trace(loader *L, trace_state *T, char *err, size_t errlen)
         n = sprof_shape_stack(p, L->stack, n, &complete);
         if (s.flags & SPROF_SAMPLE_THREAD_TAIL) /* a thread's start routine: its root by construction */
             complete = 1;
+        if (cut)
+            complete = 0;
         if (!complete)
             p->stats.incomplete += r->count;
         uint32_t m = 0;
@@ -475,7 +494,9 @@ static int load_one(loader *L, const char *path, char *err, size_t errlen)
     if (rc == 0)
         rc = expand_trace(L, &T, err, errlen);
     if (rc == 0) {
-        L->p->stats.samples += T.kept;
+        /* in the unit of the stacks' counts (a tick kernel sample counts as
+         * the periods it stands for), so incomplete <= samples */
+        L->p->stats.samples += T.counted;
         L->p->stats.filtered += T.filtered;
         L->p->stats.truncated += T.truncated;
         L->p->stats.dropped += T.dropped;

@@ -201,6 +201,10 @@ size_t sprof_unwind(const sprof_sample_view *s, const sprof_unwind_env *env, uin
             stepped = cfa > sp && mem_read(&m, cfa + (uint64_t)(int64_t)row.ra_offset, &ra) == 0;
         }
         if (!stepped) {
+            if (have_row && cfa > sp && (row.cfa_reg == SPROF_CFA_RSP || fp_known)) {
+                info->missing_word = 1;
+                info->gap_at = (uint32_t)n;
+            }
             if (last_rec >= 0)
                 n = emit_chain(s, (uint32_t)last_rec + 1, pcs, n, max, info);
             else if (have_row && row.cfa_reg == SPROF_CFA_RBP && fp_known)

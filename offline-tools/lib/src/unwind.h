@@ -25,6 +25,9 @@ typedef struct sprof_unwind_info {
     uint32_t cfi_steps;    /* frames recovered with CFI */
     uint32_t chain_frames; /* frames taken from the recorded frame-pointer chain */
     int used_fallback;     /* CFI was missing or a needed word unknown somewhere */
+    int missing_word;      /* a CFI step needed a stack word that was not recorded */
+    uint32_t gap_at;       /* then: index in pcs where the recorded chain took over (frames
+                            * between pcs[gap_at - 1] and pcs[gap_at] may be missing) */
 } sprof_unwind_info;
 
 /* Writes pcs[0] = the interrupted pc, then return addresses outward.

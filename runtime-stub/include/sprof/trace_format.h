@@ -125,6 +125,12 @@ enum sprof_sample_flags {
      * sampler recorded there is off its weight). Counted by weight, as
      * KERNEL_TICK. */
     SPROF_SAMPLE_PARTIAL = 1u << 12,
+    /* (1.2) The frame-pointer chain went on above the stack words the
+     * sampler could record (the perf_event stack copy, SPROF_SCAN_MAX, the
+     * candidate cap): frames between the last recorded word and the chain
+     * may be missing. Readers count the stack incomplete when their unwind
+     * needed such a word. */
+    SPROF_SAMPLE_STACK_CUT = 1u << 13,
 };
 
 /* bits 16..27 of a KERNEL|SYSCALL sample's flags: system call number + 1 (0 = not known) */

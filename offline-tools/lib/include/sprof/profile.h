@@ -53,7 +53,7 @@ typedef struct sprof_pstack {
 } sprof_pstack;
 
 typedef struct sprof_profile_stats {
-    uint64_t samples;        /* samples kept */
+    uint64_t samples;        /* samples kept, counted as the stacks count them (a tick kernel sample: the periods it stands for) */
     uint64_t filtered;       /* samples skipped by --from/--to/--tid */
     uint64_t dropped;        /* runtime: buffer full */
     uint64_t truncated;      /* runtime: depth cap */

@@ -1,0 +1,57 @@
+#!/bin/sh
+# Usage: stacks_test.sh MODE MECHANISM (see bigframe_main.c for the modes).
+# Env from ctest: SPROF_BIN, SPROF_LIB. Asserts that >= 99.5 % of the
+# samples are complete and that the hot stack is the real one, or, where
+# the mechanism cannot record the words (perf_event: its stack copy is
+# smaller than a 64 KiB frame), that the stack says frames are missing and
+# is counted incomplete instead of inventing a call.
+set -u
+MODE=$1 MECH=$2
+BIN=${SPROF_BIN:?} LIB=${SPROF_LIB:?}
+DIR=$(mktemp -d "${TMPDIR:-/tmp}/sprof-stacks-XXXXXX")
+trap 'rm -rf "$DIR"' EXIT
+cd "$DIR" || exit 2
+fail() { echo "FAIL: $*" >&2; exit 1; }
+
+"$BIN/sprof-symmap" "$BIN/bigframe" -o bf.symmap --quiet || fail "sprof-symmap"
+# perf_event copies SPROF_PERF_STACK bytes of stack per sample (default 4 KiB):
+# a 4 KiB buffer plus qsort's frames needs more; the 64 KiB frame is beyond
+# any copy and runs with the default, to check that the cut is said
+extra=
+[ "$MODE" = qsort4k ] && extra=SPROF_PERF_STACK=16384
+env $extra SPROF_OUT=t.bin SPROF_HZ=2000 SPROF_TIMER=$MECH LD_PRELOAD="$LIB/libsprof.so" "$BIN/bigframe" "$MODE" 0.6 ||
+    fail "bigframe $MODE failed"
+"$BIN/sprof-trace" info t.bin > info.txt || fail "sprof-trace info"
+mech=$(sed -n 's/^mechanism: *//p' info.txt)
+grep '^per sample' info.txt
+"$BIN/sprof-fold" t.bin bf.symmap > folded 2> err || { cat err; fail "sprof-fold"; }
+cat err
+complete=$(grep -o '[0-9.]*% complete' err | tr -d '% complete')
+# the share of the weight on stacks containing $1
+share() { awk -v s="$1" '{ c = $NF; t += c; if (index($0, s)) w += c } END { printf "%.1f\n", t ? 100 * w / t : 0 }' folded; }
+ok_complete() { awk -v c="$complete" 'BEGIN { exit !(c >= 99.5) }' || fail "$MODE/$mech: $complete% complete (want >= 99.5)"; }
+
+case $MODE in
+qsort4k)
+    ok_complete
+    s=$(share "main;busy_main;qsort")
+    awk -v s="$s" 'BEGIN { exit !(s >= 90) }' || fail "main;busy_main;qsort carries $s% (want >= 90)" ;;
+snprintf)
+    ok_complete
+    s=$(share "main;format_numbers;snprintf;")
+    awk -v s="$s" 'BEGIN { exit !(s >= 90) }' || fail "main;format_numbers;snprintf carries $s% (want >= 90)" ;;
+frame64k)
+    invented=$(share "main;bigframe_frameless")
+    [ "$invented" = 0.0 ] || fail "a call main -> bigframe_frameless was invented ($invented%)"
+    if [ "$mech" = perf_event ]; then
+        # 64 KiB is beyond any perf_event stack copy (a record is at most 64 KiB)
+        s=$(share "main;[frames not recorded];bigframe_frameless;bigframe_leaf")
+        awk -v s="$s" -v c="$complete" 'BEGIN { exit !(s >= 90 && c < 10) }' ||
+            fail "perf_event: the cut stack is not marked ($s% marked, $complete% complete)"
+    else
+        ok_complete
+        s=$(share "main;run_frame64k;bigframe_frameless;bigframe_leaf")
+        awk -v s="$s" 'BEGIN { exit !(s >= 90) }' || fail "main;run_frame64k;bigframe_frameless;bigframe_leaf carries $s%"
+    fi ;;
+esac
+echo "PASS: $MODE/$mech ($complete% complete)"
