@@ -16,6 +16,7 @@
 typedef struct origin_info {
     Dwarf_Off off; /* key: global .debug_info offset */
     const char *name;
+    const char *linkage; /* DW_AT_linkage_name (C++, Rust), else NULL */
     const char *decl_file;
     uint32_t decl_line;
     UT_hash_handle hh;
@@ -138,9 +139,35 @@ static int ref_attr(walk_ctx *c, Dwarf_Die die, Dwarf_Half at, Dwarf_Off *off)
     return res == DW_DLV_OK;
 }
 
-/* Name and declaration of a DIE, following abstract_origin/specification. */
+/* DW_AT_linkage_name (DW_AT_MIPS_linkage_name before DWARF 4) of a DIE,
+ * interned, or NULL: the mangled symbol of C++ and Rust functions, whose
+ * DW_AT_name is only the unqualified name ("push_back"). C has none. */
+static const char *linkage_name(walk_ctx *c, Dwarf_Die die)
+{
+    static const Dwarf_Half ats[] = { DW_AT_linkage_name, DW_AT_MIPS_linkage_name };
+    for (size_t i = 0; i < 2; i++) {
+        Dwarf_Attribute attr;
+        Dwarf_Error e = NULL;
+        int res = dwarf_attr(die, ats[i], &attr, &e);
+        if (res == DW_DLV_ERROR)
+            dwarf_dealloc(c->dbg, e, DW_DLA_ERROR);
+        if (res != DW_DLV_OK)
+            continue;
+        char *s = NULL;
+        res = dwarf_formstring(attr, &s, &e);
+        if (res == DW_DLV_ERROR)
+            dwarf_dealloc(c->dbg, e, DW_DLA_ERROR);
+        dwarf_dealloc(c->dbg, attr, DW_DLA_ATTR);
+        if (res == DW_DLV_OK && s && s[0])
+            return intern(c, s);
+    }
+    return NULL;
+}
+
+/* Name, linkage name and declaration of a DIE, following
+ * abstract_origin/specification. */
 static void resolve_origin(walk_ctx *c, Dwarf_Die die, int depth, const char **name,
-                           const char **decl_file, uint32_t *decl_line)
+                           const char **linkage, const char **decl_file, uint32_t *decl_line)
 {
     char *n = NULL;
     Dwarf_Error e = NULL;
@@ -149,12 +176,14 @@ static void resolve_origin(walk_ctx *c, Dwarf_Die die, int depth, const char **n
         dwarf_dealloc(c->dbg, e, DW_DLA_ERROR);
     if (res == DW_DLV_OK && n && !*name)
         *name = intern(c, n);
+    if (!*linkage)
+        *linkage = linkage_name(c, die);
     Dwarf_Unsigned v;
     if (!*decl_line && udata_attr(c, die, DW_AT_decl_line, &v) && v <= UINT32_MAX)
         *decl_line = (uint32_t)v;
     if (!*decl_file && udata_attr(c, die, DW_AT_decl_file, &v))
         *decl_file = file_by_index(c, v);
-    if ((*name && *decl_line && *decl_file) || depth >= 8)
+    if ((*name && *decl_line && *decl_file && *linkage) || depth >= 8)
         return;
     static const Dwarf_Half refs[] = { DW_AT_abstract_origin, DW_AT_specification };
     for (size_t i = 0; i < 2; i++) {
@@ -177,12 +206,14 @@ static void resolve_origin(walk_ctx *c, Dwarf_Die die, int depth, const char **n
                 return;
             }
             o->off = off;
-            resolve_origin(c, od, depth + 1, &o->name, &o->decl_file, &o->decl_line);
+            resolve_origin(c, od, depth + 1, &o->name, &o->linkage, &o->decl_file, &o->decl_line);
             dwarf_dealloc(c->dbg, od, DW_DLA_DIE);
             HASH_ADD(hh, c->origins, off, sizeof o->off, o);
         }
         if (!*name)
             *name = o->name;
+        if (!*linkage)
+            *linkage = o->linkage;
         if (!*decl_file)
             *decl_file = o->decl_file;
         if (!*decl_line)
@@ -347,7 +378,10 @@ static int process_die(walk_ctx *c, Dwarf_Die die, long sub, long inl)
         if (GROW(o->subs, o->nsubs, o->subs_cap) < 0)
             return fail_oom(c);
         sprof_dw_subprogram s = { NULL, NULL, 0, first, (size_t)n };
-        resolve_origin(c, die, 0, &s.name, &s.decl_file, &s.decl_line);
+        const char *link = NULL;
+        resolve_origin(c, die, 0, &s.name, &link, &s.decl_file, &s.decl_line);
+        if (link) /* the symbol, as the ELF table names it; demangled by the generator */
+            s.name = link;
         o->subs[o->nsubs++] = s;
         return walk_children(c, die, (long)o->nsubs - 1, -1);
     }
@@ -361,7 +395,10 @@ static int process_die(walk_ctx *c, Dwarf_Die die, long sub, long inl)
         if (GROW(o->inlines, o->ninlines, o->inlines_cap) < 0)
             return fail_oom(c);
         sprof_dw_inline r = { (size_t)sub, inl, NULL, NULL, 0, NULL, 0, first, (size_t)n };
-        resolve_origin(c, die, 0, &r.name, &r.decl_file, &r.decl_line);
+        const char *link = NULL;
+        resolve_origin(c, die, 0, &r.name, &link, &r.decl_file, &r.decl_line);
+        if (link)
+            r.name = link;
         Dwarf_Unsigned v;
         if (udata_attr(c, die, DW_AT_call_file, &v))
             r.call_file = file_by_index(c, v);

@@ -12,6 +12,7 @@
 #include "elf_input.h"
 #include "name_map.h"
 #include "naming.h"
+#include "sprof/native_demangle.h"
 #include "sprof/symmap_writer.h"
 #include "strpool.h"
 
@@ -254,6 +255,18 @@ static size_t code_lines(const gen *g, const gen_func *f, uint64_t lo, uint64_t 
 
 #define MAX_SITE_LINES 64
 
+/* C++ and Rust code: the Ruby-name field carries the demangled symbol
+ * (`ns::Foo<int>::bar(int)`), the C-name field keeps the mangled one.
+ * Only native code is looked at: Spinel's and C names are never mangled,
+ * and the naming rules (naming.c) already had their say. */
+static void demangle_native(sprof_symmap_names *names, char *ruby, size_t len)
+{
+    char d[1024];
+    if (names->kind == SPROF_KIND_NATIVE && names->ruby_name == ruby &&
+        sprof_native_demangle(ruby, d, sizeof d))
+        snprintf(ruby, len, "%s", d);
+}
+
 static int add_functions(gen *g)
 {
     for (size_t i = 0; i < g->nfuncs; i++) {
@@ -265,6 +278,7 @@ static int add_functions(gen *g)
         sprof_symmap_names names;
         char ruby[1024];
         sprof_name_code(&g->map, f->name, &site, &names, ruby, sizeof ruby);
+        demangle_native(&names, ruby, sizeof ruby);
         if (!f->has_dwarf)
             names.flags |= SPROF_FRAME_NO_DEBUG;
         f->writer_index = sprof_symmap_writer_add_function(g->w, f->lo, f->hi, &names);
@@ -329,6 +343,7 @@ static int add_inlines(gen *g)
             sprof_symmap_names names;
             char ruby[1024];
             sprof_name_code(&g->map, in->name, &site, &names, ruby, sizeof ruby);
+            demangle_native(&names, ruby, sizeof ruby);
             long idx = sprof_symmap_writer_add_inline(g->w, g->funcs[f].writer_index, parent,
                                                       (const uint64_t(*)[2])ranges, nr, &names,
                                                       in->call_file, in->call_line);

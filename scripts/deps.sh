@@ -12,9 +12,11 @@
 SPROF_BUILD_DEPS=(
   cmake gcc make pkg-config binutils
   libelf-dev libdwarf-dev uthash-dev libjansson-dev zlib1g-dev
+  libiberty-dev                   # C++ and Rust demangler (symmap/native, docs/native-names.md)
 )
 SPROF_TEST_DEPS=(
   python3                         # test drivers and checkers
+  g++                             # C++ program for the demangling end-to-end test (tests/native-names)
   clang libfuzzer-14-dev          # fuzz harnesses (tests/fuzz/run.sh)
   google-perftools libgoogle-perftools-dev  # gperftools comparison (bench/, tests)
   graphviz                        # dot: renders sprof-callgraph output in tests

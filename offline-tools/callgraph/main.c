@@ -112,6 +112,9 @@ int main(int argc, char **argv)
     if (sprof_cli_parse_weight(tool, weight, &p, &o.weight_cpu) != 0)
         goto free_all;
     o.title = p.binary_path;
+    sprof_caveats cv;
+    sprof_caveats_of(&p, &cv);
+    o.caveats = &cv;
     if (sprof_callgraph_build(&g, &p, &o, err, sizeof err) != 0) {
         fprintf(stderr, "%s: %s\n", tool, err);
         goto free_all;

@@ -11,6 +11,7 @@
 #include <string.h>
 
 #include "sprof/accounting.h"
+#include "sprof/caveats.h"
 #include "sprof/diff.h"
 #include "sprof/flamegraph.h"
 #include "sprof/inputs.h"
@@ -24,6 +25,7 @@ typedef struct side {
     size_t nfiles;
     sprof_profile prof;
     uint64_t samples;
+    sprof_caveats caveats; /* incomplete stacks, guessed names (sprof/caveats.h) */
 } side;
 
 typedef struct options {
@@ -165,7 +167,13 @@ static void write_table(FILE *out, const sprof_diff_table *t, sprof_diff_row **r
     print_files(out, &sides[0]);
     fprintf(out, " (%llu samples)\nafter:  ", (unsigned long long)sides[0].samples);
     print_files(out, &sides[1]);
-    fprintf(out, " (%llu samples)\n\n", (unsigned long long)sides[1].samples);
+    fprintf(out, " (%llu samples)\n", (unsigned long long)sides[1].samples);
+    char text[1024];
+    for (int i = 0; i < 2; i++)
+        for (int w = 0; w < SPROF_CAVEAT_COUNT; w++)
+            if (sprof_caveat_text(&sides[i].caveats, (enum sprof_caveat)w, text, sizeof text))
+                fprintf(out, "Warning: %s side: %s\n", sides[i].label, text);
+    fputc('\n', out);
     fprintf(out, "%s   %s\n", "------------ self % ------------", "------------ total % -----------");
     fprintf(out, "%8s %8s %9s %-4s   %8s %8s %9s %-4s  %-7s  %s\n", "before", "after", "change", "sig", "before",
             "after", "change", "sig", "class", o->lines ? ".rb line (method)" : "method");
@@ -241,6 +249,21 @@ static void write_json(FILE *out, const sprof_diff_table *t, sprof_diff_row **ro
     json_files(out, &sides[0]);
     fputs(",\"after\":", out);
     json_files(out, &sides[1]);
+    fputs(",\"warnings\":[", out);
+    char text[1024];
+    int nw = 0;
+    for (int i = 0; i < 2; i++)
+        for (int w = 0; w < SPROF_CAVEAT_COUNT; w++)
+            if (sprof_caveat_text(&sides[i].caveats, (enum sprof_caveat)w, text, sizeof text)) {
+                char line[1100];
+                snprintf(line, sizeof line, "%s side: %s", sides[i].label, text);
+                if (nw++)
+                    fputc(',', out);
+                sprof_json_string(out, line);
+            }
+    fprintf(out, "],\"incomplete_samples\":[%llu,%llu],\"approx_name_samples\":[%llu,%llu]",
+            (unsigned long long)sides[0].caveats.incomplete, (unsigned long long)sides[1].caveats.incomplete,
+            (unsigned long long)sides[0].caveats.approx_names, (unsigned long long)sides[1].caveats.approx_names);
     fprintf(out,
             ",\"by\":\"%s\",\"sort\":\"%s\",\"min_pp\":%g,\"alpha\":%g,"
             "\"test\":\"two-sided pooled two-proportion z-test on sample counts per row, self and total "
@@ -434,10 +457,16 @@ static int write_svg(const char *path, const side *sides, options *o, char *err,
         snprintf(err, errlen, "%s: out of memory", path);
         return -1;
     }
-    char subtitle[256];
-    snprintf(subtitle, sizeof subtitle,
-             "widths: after (%llu samples); colour: change of share vs before (%llu samples), BH q < %g = significant",
-             (unsigned long long)sides[1].samples, (unsigned long long)sides[0].samples, o->alpha);
+    char subtitle[1024];
+    int n = snprintf(subtitle, sizeof subtitle,
+                     "widths: after (%llu samples); colour: change of share vs before (%llu samples), BH q < %g = "
+                     "significant",
+                     (unsigned long long)sides[1].samples, (unsigned long long)sides[0].samples, o->alpha);
+    for (int i = 0; i < 2 && n > 0 && (size_t)n < sizeof subtitle; i++) {
+        char warn[256];
+        if (sprof_caveats_short(&sides[i].caveats, warn, sizeof warn))
+            n += snprintf(subtitle + n, sizeof subtitle - (size_t)n, " \u2014 %s %s", sides[i].label, warn);
+    }
     o->flame.differential = 1;
     o->flame.alpha = o->alpha;
     o->flame.title = o->title;
@@ -492,6 +521,12 @@ int main(int argc, char **argv)
                     sides[i].label, (unsigned long long)sides[i].prof.stats.truncated_files);
     for (int i = 0; rc == 0 && i < 2; i++)
         sprof_accounting_print(stderr, "sprof-diff", &sides[i].prof);
+    for (int i = 0; rc == 0 && i < 2; i++) {
+        char label[32];
+        snprintf(label, sizeof label, "%s side", sides[i].label);
+        sprof_caveats_of(&sides[i].prof, &sides[i].caveats);
+        sprof_caveats_print(stderr, "sprof-diff", label, &sides[i].caveats);
+    }
 
     char *buf = NULL;
     size_t len = 0;

@@ -7,6 +7,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "sprof/caveats.h"
 #include "sprof/cli_load.h"
 #include "sprof/flamegraph.h"
 #include "sprof/out_file.h"
@@ -159,6 +160,18 @@ int main(int argc, char **argv)
         goto done;
     }
     fo.count_name = fmt.weight_cpu ? "ns CPU" : "samples";
+    /* incomplete stacks and guessed names go under the title, after any
+     * subtitle the user gave */
+    sprof_caveats cv;
+    sprof_caveats_of(&prof, &cv);
+    char warn[256], subtitle[1024];
+    if (sprof_caveats_short(&cv, warn, sizeof warn)) {
+        if (fo.subtitle && *fo.subtitle)
+            snprintf(subtitle, sizeof subtitle, "%s \u2014 %s", fo.subtitle, warn);
+        else
+            snprintf(subtitle, sizeof subtitle, "%s", warn);
+        fo.subtitle = subtitle;
+    }
     sprof_flame_tree tree;
     if (sprof_flame_tree_init(&tree) != 0) {
         fprintf(stderr, "%s: out of memory\n", tool);

@@ -14,6 +14,7 @@
 #include <string.h>
 
 #include "sprof/accounting.h"
+#include "sprof/caveats.h"
 #include "sprof/cli_load.h"
 #include "sprof/export.h"
 #include "sprof/out_file.h"
@@ -206,6 +207,9 @@ int main(int argc, char **argv)
     if (found.no_symmap)
         sprof_cli_warn_no_symmap("sprof-fold");
     sprof_accounting_print(stderr, "sprof-fold", &p);
+    sprof_caveats cv;
+    sprof_caveats_of(&p, &cv);
+    sprof_caveats_print(stderr, "sprof-fold", NULL, &cv);
     sprof_export_options xo = { a.fmt.weight_cpu, NULL };
     if (a.pprof_path && sprof_export_pprof(&p, &xo, a.pprof_path, err, sizeof err) != 0)
         goto done;

@@ -94,6 +94,9 @@ int main(int argc, char **argv)
         goto free_all;
     if (sprof_cli_parse_weight(tool, weight, &p, &o.weight_cpu) != 0)
         goto free_all;
+    sprof_caveats cv;
+    sprof_caveats_of(&p, &cv);
+    o.caveats = &cv;
     if (sprof_top_build(&t, &p, &o, err, sizeof err) != 0) {
         fprintf(stderr, "%s: %s\n", tool, err);
         goto free_all;

@@ -7,6 +7,10 @@
  *   lossy.trace     the same samples, STATS saying they cover 80 % of the
  *                   CPU at 80 % of the rate asked, kernel time (20 %) unsampled
  *   old.trace       kernel.trace's samples with a format 1.0 (64-byte) STATS
+ *   incomplete.trace 70 samples under main;Foo#bar;Baz#qux and 30 in the
+ *                   same place with no frame chain at all (frame pointer 0,
+ *                   no return-address candidates): stacks that do not reach
+ *                   main, which every view must report (sprof/caveats.h)
  * usage: make_fixture DIR */
 #include <stdio.h>
 #include <string.h>
@@ -80,6 +84,27 @@ static int kernel_trace(const char *path, enum stats_kind kind)
     return tb_close(&b, 0);
 }
 
+static int incomplete_trace(const char *path)
+{
+    trace_builder b;
+    if (tb_open(&b, path) != 0)
+        return -1;
+    const uint8_t id[4] = { FIXTURE_BUILD_ID };
+    tb_info(&b, SPROF_MODE_CPU, 1000, 1000, FIXTURE_BINARY);
+    tb_mapping(&b, LOAD + 0x1000, LOAD + 0x11000, 0x1000, id, 4, FIXTURE_BINARY);
+    uint64_t ret_main[1] = { LOAD + 0x1310 };
+    uint32_t off[1] = { 0x40 };
+    for (int i = 0; i < 100; i++) {
+        if (i < 70)
+            tb_sample(&b, 7, 0, 1000 + (uint64_t)i * MS, MS, LOAD + 0x1115, SP, SP + 0x40, 0x40, ret_main, off, 1,
+                      NULL, NULL, 0);
+        else
+            tb_sample(&b, 7, 0, 1000 + (uint64_t)i * MS, MS, LOAD + 0x1115, SP, 0, 0, NULL, NULL, 0, NULL, NULL, 0);
+    }
+    tb_stats(&b, 100, 0, 0);
+    return tb_close(&b, 0);
+}
+
 int main(int argc, char **argv)
 {
     if (argc != 2) {
@@ -105,5 +130,8 @@ int main(int argc, char **argv)
         if (kernel_trace(p, kt[i].kind) != 0)
             return 1;
     }
+    snprintf(p, sizeof p, "%s/incomplete.trace", argv[1]);
+    if (incomplete_trace(p) != 0)
+        return 1;
     return 0;
 }

@@ -8,6 +8,7 @@
 #include <math.h>
 #include <string.h>
 
+#include "sprof/caveats.h"
 #include "sprof/json_out.h"
 
 /* Bytes safe inside a double-quoted DOT string: quotes and backslashes
@@ -95,6 +96,12 @@ static void write_legend(const sprof_callgraph *g, const sprof_callgraph_options
                 sprof_format_weight(g->edge_cutoff, g->weight_cpu, a, sizeof a));
     if (g->dropped_by_count)
         fprintf(out, "Showing top %zu nodes out of %zu\\l", g->nnodes, g->all_nodes);
+    char text[256];
+    if (o->caveats && sprof_caveats_short(o->caveats, text, sizeof text)) {
+        text[0] = 'W'; /* "Warning: ...", a line of its own */
+        dot_escaped(out, text);
+        fputs("\\l", out);
+    }
     fputs("Colors: user blue, runtime grey, gc red, native yellow, kernel orange\\l\" tooltip=\"sprof call graph\"] }\n", out);
 }
 

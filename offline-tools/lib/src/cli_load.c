@@ -9,6 +9,7 @@
 #include <string.h>
 
 #include "sprof/accounting.h"
+#include "sprof/caveats.h"
 #include "sprof/inputs.h"
 #include "sprof/view_methods.h"
 
@@ -169,6 +170,9 @@ int sprof_cli_load_profile(sprof_cli_load *l, const char *tool, char *const *pat
         fprintf(stderr, "%s: warning: %" PRIu64 " trace(s) cut short (no END record): the profile covers "
                 "only the data before the cut\n", tool, p->stats.truncated_files);
     sprof_accounting_print(stderr, tool, p);
+    sprof_caveats cv;
+    sprof_caveats_of(p, &cv);
+    sprof_caveats_print(stderr, tool, NULL, &cv);
     return 0;
 }
 

@@ -16,6 +16,7 @@
 #include <zlib.h>
 
 #include "sprof/accounting.h"
+#include "sprof/caveats.h"
 #include "sprof/out_file.h"
 #include "sprof/proto_encode.h"
 #include "sprof/trace_format.h"
@@ -257,6 +258,21 @@ static void accounting_comments(builder *b, const sprof_profile *p)
         }
 }
 
+/* Incomplete stacks and guessed names (sprof/caveats.h): the figures as
+ * counts above, the sentences here, as every view says them. */
+static void caveat_comments(builder *b, const sprof_profile *p)
+{
+    sprof_caveats cv;
+    sprof_caveats_of(p, &cv);
+    comment(b, "samples with a guessed Ruby name in their stack", cv.approx_names);
+    char text[1100];
+    for (int w = 0; w < SPROF_CAVEAT_COUNT; w++) {
+        memcpy(text, "sprof: warning: ", 16);
+        if (sprof_caveat_text(&cv, (enum sprof_caveat)w, text + 16, sizeof text - 16))
+            sprof_pb_int64(&b->out, PROFILE_COMMENT, (int64_t)str_index(b, text));
+    }
+}
+
 int sprof_pprof_encode(const sprof_profile *p, const sprof_export_options *o, unsigned char **data,
                        size_t *len, char *err, size_t errlen)
 {
@@ -293,6 +309,7 @@ int sprof_pprof_encode(const sprof_profile *p, const sprof_export_options *o, un
     comment(&b, "samples whose stack does not reach main", p->stats.incomplete);
     comment(&b, "distinct PCs without a symbol", p->stats.unresolved_pcs);
     accounting_comments(&b, p);
+    caveat_comments(&b, p);
 
     for (size_t i = 0; i < p->nstacks && !b.oom; i++) {
         const sprof_pstack *s = &p->stacks[i];

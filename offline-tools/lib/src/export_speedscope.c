@@ -11,6 +11,7 @@
 #include <string.h>
 #include <uthash.h>
 
+#include "sprof/caveats.h"
 #include "sprof/json_out.h"
 #include "sprof/out_file.h"
 #include "sprof/view_methods.h"
@@ -44,6 +45,21 @@ static const char *default_name(const sprof_profile *p)
         return "sprof";
     const char *slash = strrchr(p->binary_path, '/');
     return slash && slash[1] ? slash + 1 : p->binary_path;
+}
+
+/* The profile's name, with the short caveat (incomplete stacks, guessed
+ * names) appended: speedscope shows it above the flame chart, and the
+ * format has no other place for a note. */
+static void profile_name(const sprof_profile *p, const sprof_export_options *o, char *buf, size_t buflen)
+{
+    const char *name = o->name ? o->name : default_name(p);
+    sprof_caveats cv;
+    sprof_caveats_of(p, &cv);
+    char warn[256];
+    if (sprof_caveats_short(&cv, warn, sizeof warn))
+        snprintf(buf, buflen, "%s (%s)", name, warn);
+    else
+        snprintf(buf, buflen, "%s", name);
 }
 
 int sprof_write_speedscope(const sprof_profile *p, const sprof_export_options *o, FILE *out, char *err,
@@ -109,8 +125,10 @@ int sprof_write_speedscope(const sprof_profile *p, const sprof_export_options *o
             fprintf(out, ",\"line\":%u", mm->def_line);
         fputc('}', out);
     }
+    char pname[1024];
+    profile_name(p, o, pname, sizeof pname);
     fputs("]},\n\"profiles\":[{\"type\":\"sampled\",\"name\":", out);
-    sprof_json_string(out, o->name ? o->name : default_name(p));
+    sprof_json_string(out, pname);
     fprintf(out, ",\"unit\":\"%s\",\"startValue\":0,\"endValue\":%llu,\n\"samples\":[",
             o->weight_cpu ? "nanoseconds" : "none", (unsigned long long)total);
     for (size_t i = 0; i < nseq; i++) {
@@ -123,7 +141,7 @@ int sprof_write_speedscope(const sprof_profile *p, const sprof_export_options *o
     for (size_t i = 0; i < nseq; i++)
         fprintf(out, i ? ",%llu" : "%llu", (unsigned long long)sorted[i]->weight);
     fputs("]}],\n\"name\":", out);
-    sprof_json_string(out, o->name ? o->name : default_name(p));
+    sprof_json_string(out, pname);
     fputs(",\"activeProfileIndex\":0,\"exporter\":\"sprof\"}\n", out);
     rc = ferror(out) ? -1 : 0;
     if (rc)

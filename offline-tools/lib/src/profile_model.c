@@ -3,6 +3,7 @@
 #include <string.h>
 
 #include "hash64.h"
+#include "sprof/native_demangle.h"
 #include "profile_internal.h"
 
 void sprof_profile_init(sprof_profile *p)
@@ -86,16 +87,28 @@ uint32_t sprof_profile_intern_frame(sprof_profile *p, const sprof_pframe *f)
         p->frames = v;
         p->internal->frames_cap = cap;
     }
-    char *pool = malloc(total);
+    /* Native names enter mangled from ELF symbols, perf script and older
+     * symmaps: a new frame shows the demangled name (once per distinct
+     * frame; the key, and so the frame's identity, stays the raw name, and
+     * c_name keeps it for --c-names and pprof's system_name). */
+    char dm[1024];
+    const char *shown = strs[0];
+    if (f->kind == SPROF_KIND_NATIVE && !(f->flags & SPROF_PFRAME_SYNTHETIC) &&
+        sprof_native_demangle(strs[0], dm, sizeof dm))
+        shown = dm;
+    size_t shown_len = strlen(shown) + 1;
+    size_t rest = total - lens[0];
+    char *pool = malloc(shown_len + rest);
     if (!pool)
         abort();
-    memcpy(pool, e->key, total);
+    memcpy(pool, shown, shown_len);
+    memcpy(pool + shown_len, e->key + lens[0], rest);
     sprof_pframe *nf = &p->frames[p->nframes];
     *nf = *f;
     nf->name = pool;
-    nf->c_name = pool + lens[0];
-    nf->file = pool + lens[0] + lens[1];
-    nf->module = pool + lens[0] + lens[1] + lens[2];
+    nf->c_name = pool + shown_len;
+    nf->file = pool + shown_len + lens[1];
+    nf->module = pool + shown_len + lens[1] + lens[2];
     e->index = (uint32_t)p->nframes++;
     HASH_ADD_KEYPTR_BYHASHVALUE(hh, p->internal->frame_table, e->key, keylen, hv, e);
     return e->index;

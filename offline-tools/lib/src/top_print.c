@@ -55,6 +55,10 @@ int sprof_top_write_text(const sprof_top *t, const sprof_top_options *o, FILE *o
         fprintf(out, "  %s %.2f%%", sprof_cost_name(class_order[k]),
                 sprof_percent(t->class_self[class_order[k]], t->total));
     fputc('\n', out);
+    char text[1024];
+    for (int w = 0; o->caveats && w < SPROF_CAVEAT_COUNT; w++)
+        if (sprof_caveat_text(o->caveats, (enum sprof_caveat)w, text, sizeof text))
+            fprintf(out, "Warning: %s\n", text);
     if (t->lines && t->unlocated)
         fprintf(out, "Self time not on a %s line (leaf in runtime/native code): %s (%.2f%%)\n",
                 o->all_files ? "source" : ".rb", sprof_format_weight(t->unlocated, t->weight_cpu, a, sizeof a),
@@ -106,6 +110,19 @@ int sprof_top_write_json(const sprof_top *t, const sprof_top_options *o, FILE *o
     fputs("}", out);
     if (t->lines)
         fprintf(out, ",\"unlocated\":%llu", (unsigned long long)t->unlocated);
+    static const sprof_caveats none;
+    const sprof_caveats *cv = o->caveats ? o->caveats : &none;
+    fprintf(out, ",\"incomplete_samples\":%llu,\"approx_name_samples\":%llu,\"warnings\":[",
+            (unsigned long long)cv->incomplete, (unsigned long long)cv->approx_names);
+    char text[1024];
+    int nw = 0;
+    for (int w = 0; w < SPROF_CAVEAT_COUNT; w++)
+        if (sprof_caveat_text(cv, (enum sprof_caveat)w, text, sizeof text)) {
+            if (nw++)
+                fputc(',', out);
+            sprof_json_string(out, text);
+        }
+    fputc(']', out);
     fprintf(out, ",\"rows_total\":%zu,\"rows\":[", t->nrows);
     sprof_source_cache *src = t->lines ? sprof_source_cache_new(o->source_dir) : NULL;
     size_t n = shown_rows(t, o);

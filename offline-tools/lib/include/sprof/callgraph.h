@@ -9,6 +9,7 @@
 #include <stdint.h>
 #include <stdio.h>
 
+#include "sprof/caveats.h"
 #include "sprof/profile.h"
 #include "sprof/view_methods.h"
 
@@ -25,6 +26,7 @@ typedef struct sprof_callgraph_options {
     const char *ignore;     /* ERE, or NULL */
     int relative;           /* percentages of the focused total instead of the whole profile */
     const char *title;      /* legend's first line (e.g. the binary), may be NULL */
+    const sprof_caveats *caveats; /* incomplete stacks / guessed names for the legend, or NULL */
 } sprof_callgraph_options;
 
 void sprof_callgraph_options_init(sprof_callgraph_options *o);

@@ -8,6 +8,7 @@
 #include <stdint.h>
 #include <stdio.h>
 
+#include "sprof/caveats.h"
 #include "sprof/profile.h"
 #include "sprof/view_methods.h"
 
@@ -25,6 +26,7 @@ typedef struct sprof_top_options {
     const char *ignore;
     int relative;            /* percentages of the focused total instead of the whole profile */
     const char *source_dir;  /* lines: where else to look for source files, or NULL */
+    const sprof_caveats *caveats; /* incomplete stacks / guessed names to say, or NULL */
 } sprof_top_options;
 
 typedef struct sprof_top_row {

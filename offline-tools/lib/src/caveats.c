@@ -1,0 +1,92 @@
+/* Incomplete stacks and guessed names: figures and sentences shared by
+ * every view (sprof/caveats.h). */
+#include "sprof/caveats.h"
+
+#include <inttypes.h>
+#include <string.h>
+
+void sprof_caveats_of(const sprof_profile *p, sprof_caveats *c)
+{
+    memset(c, 0, sizeof *c);
+    for (size_t i = 0; i < p->nstacks; i++) {
+        const sprof_pstack *s = &p->stacks[i];
+        c->samples += s->samples;
+        for (uint32_t j = 0; j < s->nframes; j++) {
+            uint32_t f = s->frames[j];
+            if (f < p->nframes && (p->frames[f].flags & SPROF_FRAME_NAME_APPROX)) {
+                c->approx_names += s->samples;
+                break;
+            }
+        }
+    }
+    /* counted by the trace loader as samples were kept; folded input has none */
+    c->incomplete = p->stats.incomplete < c->samples ? p->stats.incomplete : c->samples;
+}
+
+static double pct(uint64_t part, uint64_t whole)
+{
+    return whole ? 100.0 * (double)part / (double)whole : 0.0;
+}
+
+int sprof_caveat_text(const sprof_caveats *c, enum sprof_caveat which, char *buf, size_t buflen)
+{
+    if (buflen)
+        buf[0] = '\0';
+    switch (which) {
+    case SPROF_CAVEAT_INCOMPLETE:
+        if (!c->incomplete)
+            return 0;
+        snprintf(buf, buflen,
+                 "%" PRIu64 " of %" PRIu64 " samples (%.1f%%) have an incomplete stack (it reaches neither "
+                 "main, a fiber nor a thread's start): their callers are unknown, so the callers' cum "
+                 "figures are too low; the usual cause is code without frame pointers or unwind "
+                 "information (build with -fno-omit-frame-pointer, keep .eh_frame), or a stack deeper "
+                 "than the runtime records",
+                 c->incomplete, c->samples, pct(c->incomplete, c->samples));
+        return 1;
+    case SPROF_CAVEAT_APPROX_NAMES:
+        if (!c->approx_names)
+            return 0;
+        snprintf(buf, buflen,
+                 "%" PRIu64 " of %" PRIu64 " samples (%.1f%%) have a frame whose Ruby name is a guess (derived "
+                 "from the C name, not Spinel's symbol map): a method may be shown under a wrong name; "
+                 "regenerate the symmap with app.symbols.json beside the binary",
+                 c->approx_names, c->samples, pct(c->approx_names, c->samples));
+        return 1;
+    default:
+        return 0;
+    }
+}
+
+int sprof_caveats_short(const sprof_caveats *c, char *buf, size_t buflen)
+{
+    if (!buflen)
+        return 0;
+    buf[0] = '\0';
+    if (!c->incomplete && !c->approx_names)
+        return 0;
+    size_t o = 0;
+    int n = snprintf(buf, buflen, "warning:");
+    o = n > 0 ? (size_t)n : 0;
+    if (c->incomplete && o < buflen) {
+        n = snprintf(buf + o, buflen - o, " %.1f%% of samples have incomplete stacks",
+                     pct(c->incomplete, c->samples));
+        o += n > 0 ? (size_t)n : 0;
+    }
+    if (c->approx_names && o < buflen)
+        snprintf(buf + o, buflen - o, "%s %.1f%% of samples have guessed Ruby names", c->incomplete ? "," : "",
+                 pct(c->approx_names, c->samples));
+    return 1;
+}
+
+size_t sprof_caveats_print(FILE *out, const char *tool, const char *label, const sprof_caveats *c)
+{
+    size_t printed = 0;
+    char text[1024];
+    for (int w = 0; w < SPROF_CAVEAT_COUNT; w++)
+        if (sprof_caveat_text(c, (enum sprof_caveat)w, text, sizeof text)) {
+            fprintf(out, "%s: warning: %s%s%s\n", tool, label ? label : "", label ? ": " : "", text);
+            printed++;
+        }
+    return printed;
+}
