@@ -33,6 +33,7 @@ static void method_absorb(sprof_method *m, const sprof_pframe *f)
     if (file_fits(m, f->file) &&
         (!m->file[0] || (!sprof_is_ruby_file(m->file) && sprof_is_ruby_file(f->file))))
         m->file = f->file;
+    m->name_flags |= f->flags & (SPROF_FRAME_NAME_APPROX | SPROF_FRAME_NAME_GUESSED | SPROF_FRAME_FOLDED);
     if (!m->def_line && f->def_line)
         m->def_line = f->def_line;
     if (!m->c_name[0] && f->c_name[0])
@@ -65,6 +66,7 @@ int sprof_methods_build(sprof_methods *m, const sprof_profile *p, char *err, siz
             mm->cost = f->cost;
             mm->file = file_fits(mm, f->file) ? f->file : "";
             mm->def_line = f->def_line;
+            mm->name_flags = f->flags & (SPROF_FRAME_NAME_APPROX | SPROF_FRAME_NAME_GUESSED | SPROF_FRAME_FOLDED);
             mm->kind = f->kind;
             s = &slots[m->nmethods];
             s->name = mm->name;

@@ -25,6 +25,7 @@ typedef struct sprof_method {
     uint32_t def_line;   /* first non-zero def_line seen */
     uint8_t cost;        /* enum sprof_cost of the first frame seen */
     uint8_t kind;        /* enum sprof_kind of the first frame seen */
+    uint16_t name_flags; /* NAME_APPROX / NAME_GUESSED / FOLDED of any of its frames */
 } sprof_method;
 
 typedef struct sprof_methods {
