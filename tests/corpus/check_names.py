@@ -3,9 +3,10 @@
 
 For every program, on the plain build (sprof-symmap after cc) and on the
 CC=sprof-cc build:
-  blocks     every `block in` / `Fiber body in` record of the symmap is code
-             from the program's .rb (glibc's putc/atol inlined into a Ruby
-             method are not blocks), and so is every such frame of the profile;
+  blocks     every `block in` / `Fiber body in` record of the symmap is a
+             function defined in the program's generated C, placed in its .rb
+             (glibc's putc/atol inlined into a Ruby method are not blocks), and
+             so is every such frame of the profile;
   main       the C main is `<main>`, kind toplevel, class user, at a .rb line;
   hot names  the hottest Ruby (class user) methods of the profile are Ruby
              names from the program's symbols JSON (class clones corrected:
@@ -60,7 +61,13 @@ def records(dump_path):
     return out
 
 
-def check_dump(prog, label, dump_path):
+def defined_in(cname, c_source):
+    """Is `cname` (clone suffix dropped) a function defined in the generated C?"""
+    base = cname.split(".")[0]
+    return re.search(rf"^[A-Za-z_][^;\n]*\b{re.escape(base)}\s*\([^;\n]*$", c_source, re.M) is not None
+
+
+def check_dump(prog, label, dump_path, c_source):
     recs = records(dump_path)
     if not check(len(recs) > 0, f"{prog} ({label}): no records parsed from {dump_path}"):
         return set()
@@ -70,6 +77,7 @@ def check_dump(prog, label, dump_path):
         if is_block(ruby):
             blocks.add(ruby)
             check(file.endswith(".rb"), f"{prog} ({label}): {kind} {cname} named {ruby!r} but its code is from {file or 'nowhere'}")
+            check(defined_in(cname, c_source), f"{prog} ({label}): {kind} {cname} named {ruby!r} is not defined in the program's C")
         if cost != "user":
             check(not file.endswith(".rb"), f"{prog} ({label}): {cost} code {cname} placed in {file}")
         if file.startswith("/") and not file.endswith(".rb"):
@@ -97,10 +105,12 @@ def main():
         with open(os.path.join(a.corpus, "programs", p, p + ".symbols.json")) as f:
             rows = json.load(f)["symbols"]
         ruby_names = {CLONE.sub("", r["ruby"]) for r in rows if r.get("ruby") and r.get("file")}
-        block_records = check_dump(p, "plain", os.path.join(a.plain, p + ".dump"))
+        with open(os.path.join(a.corpus, "programs", p, p + ".c")) as f:
+            c_source = f.read()
+        block_records = check_dump(p, "plain", os.path.join(a.plain, p + ".dump"), c_source)
         cc_dump = os.path.join(a.cc, p + ".dump")
         if check(os.path.exists(cc_dump) and os.path.getsize(cc_dump) > 0, f"{p} (sprof-cc): no symmap dump"):
-            check_dump(p, "sprof-cc", cc_dump)
+            check_dump(p, "sprof-cc", cc_dump, c_source)
         check(re.search(rf"^sprof-cc: warning: [^ ]*{re.escape(p)}\.symbols\.json: suspicious name map: .*Method#initialize", cc_log, re.M),
               f"{p} (sprof-cc): the map verdict was not passed on")
 
