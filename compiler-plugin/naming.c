@@ -34,7 +34,12 @@ static void block_scope(const sprof_name_map *map, const sprof_code_site *site,
                         sprof_scope_hit *hit, sprof_line_ref *where)
 {
     enum { MAXK = 16 };
-    struct { sprof_scope_hit h; sprof_line_ref at; unsigned votes; } cand[MAXK];
+    typedef struct candidate {
+        sprof_scope_hit h;
+        sprof_line_ref at; /* its first line */
+        unsigned votes;
+    } candidate;
+    candidate cand[MAXK];
     size_t ncand = 0;
     for (size_t i = 0; i < site->nlines; i++) {
         const sprof_line_ref *l = &site->lines[i];
@@ -51,7 +56,7 @@ static void block_scope(const sprof_name_map *map, const sprof_code_site *site,
         if (k == ncand) {
             if (ncand == MAXK)
                 continue;
-            cand[ncand++] = (__typeof__(cand[0])){ h, *l, 0 };
+            cand[ncand++] = (candidate){ h, *l, 0 };
         }
         cand[k].votes++;
     }
