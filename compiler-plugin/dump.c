@@ -11,6 +11,10 @@ static void print_flags(uint16_t flags, FILE *out)
         fputs(", inlined", out);
     if (flags & SPROF_FRAME_NAME_APPROX)
         fputs(", approx", out);
+    if (flags & SPROF_FRAME_NAME_GUESSED)
+        fputs(", guessed", out);
+    if (flags & SPROF_FRAME_FOLDED)
+        fputs(", folded", out);
     if (flags & SPROF_FRAME_NO_DEBUG)
         fputs(", nodebug", out);
 }

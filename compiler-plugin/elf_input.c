@@ -132,12 +132,26 @@ static int build_funcs(Elf *elf, sym_vec *syms, sprof_elf_info *out)
             continue;
         /* Aliases: same [lo, hi) keeps the best-ranked name (sorted first). */
         if (out->nfuncs && out->funcs[out->nfuncs - 1].lo == r->lo &&
-            out->funcs[out->nfuncs - 1].hi == hi)
+            out->funcs[out->nfuncs - 1].hi == hi) {
+            sprof_elf_func *prev = &out->funcs[out->nfuncs - 1];
+            int seen = strcmp(prev->name, r->name) == 0; /* .symtab + .dynsym */
+            for (size_t k = 0; k < prev->naliases && !seen; k++)
+                seen = strcmp(prev->aliases[k], r->name) == 0;
+            if (seen)
+                continue;
+            char **na = realloc(prev->aliases, (prev->naliases + 1) * sizeof *na);
+            if (!na)
+                return -1;
+            prev->aliases = na;
+            if (!(na[prev->naliases] = strdup(r->name)))
+                return -1;
+            prev->naliases++;
             continue;
+        }
         char *name = strdup(r->name);
         if (!name)
             return -1;
-        out->funcs[out->nfuncs++] = (sprof_elf_func){ name, r->lo, hi };
+        out->funcs[out->nfuncs++] = (sprof_elf_func){ name, r->lo, hi, NULL, 0 };
     }
     return 0;
 }
@@ -410,8 +424,12 @@ out:
 
 void sprof_elf_free(sprof_elf_info *info)
 {
-    for (size_t i = 0; i < info->nfuncs; i++)
+    for (size_t i = 0; i < info->nfuncs; i++) {
         free(info->funcs[i].name);
+        for (size_t k = 0; k < info->funcs[i].naliases; k++)
+            free(info->funcs[i].aliases[k]);
+        free(info->funcs[i].aliases);
+    }
     free(info->funcs);
     free(info->segs);
     free(info->cfi);

@@ -12,6 +12,9 @@
 typedef struct sprof_elf_func {
     char *name;   /* symbol name, clone suffix kept */
     uint64_t lo, hi;
+    char **aliases; /* the other names at exactly [lo, hi), best-ranked first (identical code
+                     * folding gives several functions one body) */
+    size_t naliases;
 } sprof_elf_func;
 
 typedef struct sprof_elf_info {

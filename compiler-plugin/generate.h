@@ -10,7 +10,8 @@ typedef struct sprof_gen_options {
     const char *spinel_map;     /* NULL: look beside the binary */
     const char *const *c_sources;
     size_t nc_sources;
-    int quiet;                  /* no warnings on stderr */
+    int quiet;                  /* no routine warnings on stderr (a broken or suspicious
+                                 * name map is still reported: one line) */
 } sprof_gen_options;
 
 /* Returns 0, or -1 with one line in err. Writes nothing on failure. */

@@ -7,8 +7,10 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "classify.h"
+#include "rb_scopes.h"
 #include "ruby_names.h"
 #include "sprof/symmap.h"
 
@@ -29,6 +31,13 @@ void sprof_name_map_free(sprof_name_map *m)
         free(e);
     }
     free(m->by_line);
+    free(m->json_path);
+    for (size_t i = 0; i < m->nrb_parsed; i++)
+        free(m->rb_parsed[i]);
+    free(m->rb_parsed);
+    for (size_t i = 0; i < m->nclasses; i++)
+        free(m->classes[i].label);
+    free(m->classes);
     memset(m, 0, sizeof *m);
 }
 
@@ -110,6 +119,7 @@ int sprof_name_map_load_json(sprof_name_map *m, const char *path, int quiet, cha
     }
     int rc = -1;
     size_t empty_rows = 0, nameless_rows = 0;
+    (void)quiet; /* the verdict on the map is given once the binary is known */
     json_t *syms = json_is_object(root) ? json_object_get(root, "symbols") : NULL;
     if (!json_is_object(root)) {
         snprintf(err, errlen, "%s: top level must be an object with a \"symbols\" array", path);
@@ -172,17 +182,18 @@ int sprof_name_map_load_json(sprof_name_map *m, const char *path, int quiet, cha
         if (!*kind_s)
             kind = can_demangle ? dkind : SPROF_KIND_TOPLEVEL;
         char plain_ruby[512];
-        sprof_strip_implicit(ruby, plain_ruby, sizeof plain_ruby);
+        if (sprof_strip_implicit(ruby, plain_ruby, sizeof plain_ruby))
+            m->stats.clones_fixed++;
         if (add_entry(m, base, plain_ruby, *file ? file : NULL, line, kind, approx) < 0) {
             snprintf(err, errlen, "%s: out of memory", path);
             goto out;
         }
     }
-    if (empty_rows && !quiet)
-        fprintf(stderr,
-                "sprof-symmap: warning: %s: %zu row(s) with empty strings treated as missing"
-                " (%zu without a C name ignored)\n",
-                path, empty_rows, nameless_rows);
+    m->stats.rows = json_array_size(syms);
+    m->stats.empty_rows = empty_rows;
+    m->stats.nameless_rows = nameless_rows;
+    free(m->json_path);
+    m->json_path = strdup(path);
     m->exact = 1;
     rc = 0;
 out:
@@ -362,14 +373,97 @@ const sprof_map_entry *sprof_name_map_find(const sprof_name_map *m, const char *
     return e;
 }
 
-const sprof_map_entry *sprof_name_map_enclosing(const sprof_name_map *m, const char *file,
-                                                uint32_t line, int *in_mapped_file)
+static int file_parsed(const sprof_name_map *m, const char *base)
 {
-    *in_mapped_file = 0;
+    for (size_t i = 0; i < m->nrb_parsed; i++)
+        if (strcmp(m->rb_parsed[i], base) == 0)
+            return 1;
+    return 0;
+}
+
+/* Find a mapped .rb: as written, else its basename in each dir. */
+static int locate_rb(const char *file, const char *const *dirs, size_t ndirs, char *out,
+                     size_t outlen)
+{
+    if (access(file, R_OK) == 0) {
+        snprintf(out, outlen, "%s", file);
+        return 1;
+    }
+    for (size_t d = 0; d < ndirs; d++) {
+        if (!dirs[d])
+            continue;
+        if ((size_t)snprintf(out, outlen, "%s/%s", *dirs[d] ? dirs[d] : ".",
+                             sprof_path_basename(file)) < outlen &&
+            access(out, R_OK) == 0)
+            return 1;
+    }
+    return 0;
+}
+
+void sprof_name_map_read_sources(sprof_name_map *m, const char *const *dirs, size_t ndirs)
+{
+    for (size_t i = 0; i < m->nby_line; i++) {
+        const char *base = sprof_path_basename(m->by_line[i]->file);
+        if (i > 0 && strcmp(base, sprof_path_basename(m->by_line[i - 1]->file)) == 0)
+            continue;
+        size_t j = i; /* this file's entries: [i, j) */
+        while (j < m->nby_line && strcmp(sprof_path_basename(m->by_line[j]->file), base) == 0)
+            j++;
+        char path[4096];
+        sprof_rb_scope *sc = NULL;
+        size_t nsc = 0;
+        if (!locate_rb(m->by_line[i]->file, dirs, ndirs, path, sizeof path) ||
+            sprof_rb_scan(path, &sc, &nsc) < 0)
+            continue;
+        /* Every mapped def line must be a def in this source, else it is
+         * another version of the file and its layout proves nothing. */
+        int agree = 1;
+        for (size_t k = i; k < j && agree; k++) {
+            int found = 0;
+            for (size_t q = 0; q < nsc && !found; q++)
+                found = sc[q].type == SPROF_RB_DEF && sc[q].lo == m->by_line[k]->line;
+            agree = found;
+        }
+        char **np = agree ? realloc(m->rb_parsed, (m->nrb_parsed + 1) * sizeof *np) : NULL;
+        char *copy = np ? strdup(base) : NULL;
+        if (np)
+            m->rb_parsed = np;
+        if (!copy) {
+            sprof_rb_scopes_free(sc, nsc);
+            continue;
+        }
+        m->rb_parsed[m->nrb_parsed++] = copy;
+        for (size_t k = i; k < j; k++)
+            for (size_t q = 0; q < nsc; q++)
+                if (sc[q].type == SPROF_RB_DEF && sc[q].lo == m->by_line[k]->line)
+                    m->by_line[k]->end_line = sc[q].hi;
+        for (size_t q = 0; q < nsc; q++) {
+            if (sc[q].type == SPROF_RB_DEF || !sc[q].name || !*sc[q].name)
+                continue;
+            sprof_class_scope *nc = realloc(m->classes, (m->nclasses + 1) * sizeof *nc);
+            if (!nc)
+                break;
+            m->classes = nc;
+            size_t ll = strlen(sc[q].name) + 16;
+            char *label = malloc(ll);
+            if (!label)
+                break;
+            snprintf(label, ll, "<%s:%s>", sc[q].type == SPROF_RB_CLASS ? "class" : "module",
+                     sc[q].name);
+            m->classes[m->nclasses++] = (sprof_class_scope){ copy, sc[q].lo, sc[q].hi, label };
+        }
+        sprof_rb_scopes_free(sc, nsc);
+    }
+}
+
+void sprof_name_map_scope(const sprof_name_map *m, const char *file, uint32_t line,
+                          sprof_scope_hit *out)
+{
+    memset(out, 0, sizeof *out);
     if (!file || !line || !m->nby_line)
-        return NULL;
+        return;
     const char *base = sprof_path_basename(file);
-    /* First entry of this file with line > `line`, by binary search. */
+    /* First entry of this file with def line > `line`, by binary search. */
     size_t lo = 0, hi = m->nby_line;
     while (lo < hi) {
         size_t mid = lo + (hi - lo) / 2;
@@ -380,13 +474,37 @@ const sprof_map_entry *sprof_name_map_enclosing(const sprof_name_map *m, const c
         else
             hi = mid;
     }
-    if (lo < m->nby_line && strcmp(sprof_path_basename(m->by_line[lo]->file), base) == 0)
-        *in_mapped_file = 1;
-    if (lo == 0)
-        return NULL;
-    const sprof_map_entry *e = m->by_line[lo - 1];
-    if (strcmp(sprof_path_basename(e->file), base) != 0)
-        return NULL;
-    *in_mapped_file = 1;
-    return e;
+    size_t first = lo; /* first entry of the file at or before lo */
+    while (first > 0 && strcmp(sprof_path_basename(m->by_line[first - 1]->file), base) == 0)
+        first--;
+    int in_file = (lo < m->nby_line && strcmp(sprof_path_basename(m->by_line[lo]->file), base) == 0) ||
+                  first < lo;
+    if (!in_file)
+        return;
+    out->in_mapped_file = 1;
+    if (!file_parsed(m, base)) {
+        /* No source: a method's range is guessed to run to the next def. */
+        if (first < lo) {
+            out->method = m->by_line[lo - 1];
+            out->guessed = 1;
+        }
+        return;
+    }
+    /* Exact ranges: the innermost def whose [def, end] holds the line (defs
+     * nest rarely; the latest-starting one that holds it is innermost). */
+    for (size_t k = lo; k > first; k--) {
+        const sprof_map_entry *e = m->by_line[k - 1];
+        if (e->end_line && line <= e->end_line) {
+            out->method = e;
+            return;
+        }
+    }
+    uint32_t best_lo = 0;
+    for (size_t k = 0; k < m->nclasses; k++) {
+        const sprof_class_scope *c = &m->classes[k];
+        if (strcmp(c->file_base, base) == 0 && c->lo <= line && line <= c->hi && c->lo >= best_lo) {
+            best_lo = c->lo;
+            out->class_label = c->label;
+        }
+    }
 }

@@ -17,8 +17,27 @@ typedef struct sprof_map_entry {
     uint32_t line;    /* def line, 0 if unknown */
     uint8_t kind;     /* enum sprof_kind: TOPLEVEL / IMETH / CMETH */
     uint8_t approx;   /* Ruby name demangled or repaired, not from Spinel */
+    uint32_t end_line; /* line of the def's `end`, from the .rb source; 0 if unknown */
     UT_hash_handle hh;
 } sprof_map_entry;
+
+/* A class or module body in a .rb file (from its source), for blocks that
+ * sit in a class body outside any method: `block in <class:Foo>`. */
+typedef struct sprof_class_scope {
+    const char *file_base; /* basename of the .rb */
+    uint32_t lo, hi;
+    char *label;           /* "<class:Foo>", "<module:Geo>" */
+} sprof_class_scope;
+
+/* What the JSON map held, to tell a broken map from a good one. */
+typedef struct sprof_map_stats {
+    size_t rows;           /* rows in the file */
+    size_t empty_rows;     /* rows with an empty string where a value belongs */
+    size_t nameless_rows;  /* rows without a C name (useless) */
+    size_t clones_fixed;   /* "Sphere::::implicit::852#x" rows corrected to "Sphere#x" */
+    size_t absent_rows;    /* rows with no file naming a function the binary does not have */
+    char absent_example[128];
+} sprof_map_stats;
 
 typedef struct sprof_name_map {
     sprof_map_entry *by_c;     /* uthash on c */
@@ -26,6 +45,14 @@ typedef struct sprof_name_map {
     size_t nby_line;
     size_t count;
     int exact;                 /* 1: from Spinel's JSON; 0: from C sources */
+    char *json_path;           /* the JSON map read, NULL if none (owned) */
+    sprof_map_stats stats;
+    /* Basenames of the mapped .rb files whose source was read and agrees
+     * with the map: methods there have exact [def, end] ranges. */
+    char **rb_parsed;
+    size_t nrb_parsed;
+    sprof_class_scope *classes;
+    size_t nclasses;
 } sprof_name_map;
 
 void sprof_name_map_init(sprof_name_map *m);
@@ -46,11 +73,23 @@ void sprof_name_map_index(sprof_name_map *m);
 
 const sprof_map_entry *sprof_name_map_find(const sprof_name_map *m, const char *base_c);
 
-/* The mapped method whose source range (its def line up to the next def in
- * the same file) contains file:line; NULL if none. *in_mapped_file is set
- * when `file` is a file the map knows (so the line is top-level code). */
-const sprof_map_entry *sprof_name_map_enclosing(const sprof_name_map *m, const char *file,
-                                                uint32_t line, int *in_mapped_file);
+/* Read the mapped .rb files (each looked up as written, then by basename in
+ * each of `dirs`) and give their methods exact [def, end] ranges and the
+ * map its class bodies. A file that cannot be found, or whose defs do not
+ * sit on the map's def lines (another version of the source), is left out:
+ * its methods keep the guessed range (up to the next def). */
+void sprof_name_map_read_sources(sprof_name_map *m, const char *const *dirs, size_t ndirs);
+
+/* Where file:line is, for naming a block found there. */
+typedef struct sprof_scope_hit {
+    const sprof_map_entry *method; /* the mapped method whose body contains it, or NULL */
+    const char *class_label;       /* else the class body containing it ("<class:Foo>"), or NULL */
+    int in_mapped_file;            /* `file` is a mapped .rb file (else nothing is known) */
+    int guessed;                   /* ranges guessed: the .rb source was not read */
+} sprof_scope_hit;
+
+void sprof_name_map_scope(const sprof_name_map *m, const char *file, uint32_t line,
+                          sprof_scope_hit *out);
 
 /* basename of a path ("a/b/c.rb" -> "c.rb"). */
 const char *sprof_path_basename(const char *path);

@@ -69,17 +69,25 @@ size_t sprof_base_name_len(const char *name)
 
 int sprof_strip_implicit(const char *name, char *out, size_t outlen)
 {
-    static const char marker[] = "__implicit_";
-    const size_t mlen = sizeof marker - 1;
+    /* The C spelling, and the two spellings Spinel's map writes for it
+     * ("Sphere::::implicit::852": "__" turned into "::" twice). */
+    static const char *const markers[] = { "::::implicit::", "::implicit::", "__implicit_" };
     size_t o = 0;
     int dropped = 0;
     if (outlen == 0)
         return 0;
     for (const char *p = name; *p;) {
-        if (strncmp(p, marker, mlen) == 0 && isdigit((unsigned char)p[mlen])) {
-            p += mlen;
-            while (isdigit((unsigned char)*p))
-                p++;
+        int hit = 0;
+        for (size_t k = 0; k < sizeof markers / sizeof *markers && !hit; k++) {
+            size_t mlen = strlen(markers[k]);
+            if (strncmp(p, markers[k], mlen) == 0 && isdigit((unsigned char)p[mlen])) {
+                p += mlen;
+                while (isdigit((unsigned char)*p))
+                    p++;
+                hit = 1;
+            }
+        }
+        if (hit) {
             dropped = 1;
             continue;
         }

@@ -13,7 +13,9 @@
 size_t sprof_base_name_len(const char *name);
 
 /* Copy `name` to out (size outlen) dropping every "__implicit_<digits>"
- * (Spinel's per-allocation-site class clones: Sphere__implicit_852 -> Sphere).
+ * (Spinel's per-allocation-site class clones: Sphere__implicit_852 -> Sphere),
+ * and the spellings Spinel's map gives them ("Sphere::::implicit::852#x",
+ * "Sphere::implicit::852#x" -> "Sphere#x").
  * Returns 1 if something was dropped. */
 int sprof_strip_implicit(const char *name, char *out, size_t outlen);
 

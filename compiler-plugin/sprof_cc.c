@@ -127,6 +127,20 @@ static void write_symmap(const char *output, char **sources, size_t nsources)
             msg += 14;
         fprintf(stderr, "sprof-cc: warning: no symmap for %s: %s\n", output,
                 *msg ? msg : "sprof-symmap failed");
+    } else if (tmp) {
+        /* Under --quiet the generator still says when the name map is
+         * broken or suspicious: pass that on, it is about the names the
+         * user will read. */
+        rewind(tmp);
+        char line[2048];
+        while (fgets(line, sizeof line, tmp)) {
+            line[strcspn(line, "\n")] = '\0';
+            const char *msg = line;
+            if (strncmp(msg, "sprof-symmap: ", 14) == 0)
+                msg += 14;
+            if (*msg)
+                fprintf(stderr, "sprof-cc: %s\n", msg);
+        }
     }
     if (tmp)
         fclose(tmp);

@@ -44,7 +44,7 @@ expected_for() {
     _fiber_body_1) echo "Fiber body in pump|block|user" ;;
     sp_gc_alloc) echo "sp_gc_alloc|runtime|gc" ;;
     sp_str_dup) echo "sp_str_dup|runtime|runtime" ;;
-    main) echo "main|native|native" ;;
+    main) echo "<main>|toplevel|user" ;;
     *) echo "" ;;
     esac
 }

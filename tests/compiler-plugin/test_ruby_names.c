@@ -4,6 +4,7 @@
 #include <string.h>
 
 #include "classify.h"
+#include "rb_scopes.h"
 #include "ruby_names.h"
 #include "sprof/symmap.h"
 
@@ -143,6 +144,52 @@ int main(void)
     CHECK(!sprof_repair_map_name("fib", out, sizeof out, &kind), "fib must stay");
     CHECK(sprof_strip_implicit("Sphere__implicit_852#hit", out, sizeof out) && strcmp(out, "Sphere#hit") == 0,
           "implicit strip: %s", out);
+    /* Spinel's map spellings of a class clone. */
+    CHECK(sprof_strip_implicit("Sphere::::implicit::852#intersect", out, sizeof out) &&
+              strcmp(out, "Sphere#intersect") == 0,
+          "map clone spelling: %s", out);
+    CHECK(sprof_strip_implicit("Geo::Ray::implicit::7.make", out, sizeof out) && strcmp(out, "Geo::Ray.make") == 0,
+          "map clone spelling (::implicit::): %s", out);
+    CHECK(!sprof_strip_implicit("Implicit#implicit", out, sizeof out), "no clone: %s", out);
+
+    /* .rb scopes: def..end by layout, one-line and endless defs, class bodies. */
+    static const char rb[] = "class Consumer\n"           /* 1 */
+                             "  def total\n"              /* 2 */
+                             "    if @n\n"                /* 3 */
+                             "      @n\n"                 /* 4 */
+                             "    end\n"                  /* 5 */
+                             "  end\n"                    /* 6 */
+                             "  def one; 1; end\n"        /* 7 */
+                             "  def two = 2\n"            /* 8 */
+                             "  def x=(v)\n"              /* 9 */
+                             "    @x = v\n"               /* 10 */
+                             "  end\n"                    /* 11 */
+                             "end\n"                      /* 12 */
+                             "f = Fiber.new do\n"         /* 13 */
+                             "  1\n"                      /* 14 */
+                             "end\n"                      /* 15 */
+                             "module Geo\n"               /* 16 */
+                             "  def self.d(a) = a * a\n"  /* 17 */
+                             "  # def not_code\n"         /* 18 */
+                             "end\n"                      /* 19 */
+                             "def unclosed\n";            /* 20 */
+    sprof_rb_scope *sc;
+    size_t nsc;
+    CHECK(sprof_rb_scan_text(rb, sizeof rb - 1, &sc, &nsc) == 0 && nsc == 8, "rb scan: %zu scopes", nsc);
+    if (nsc == 8) {
+        static const struct { uint32_t lo, hi; uint8_t type; const char *name; } want[] = {
+            { 1, 12, SPROF_RB_CLASS, "Consumer" }, { 2, 6, SPROF_RB_DEF, NULL }, { 7, 7, SPROF_RB_DEF, NULL },
+            { 8, 8, SPROF_RB_DEF, NULL },          { 9, 11, SPROF_RB_DEF, NULL }, { 16, 19, SPROF_RB_MODULE, "Geo" },
+            { 17, 17, SPROF_RB_DEF, NULL },        { 20, 20, SPROF_RB_DEF, NULL },
+        };
+        for (size_t i = 0; i < nsc; i++)
+            CHECK(sc[i].lo == want[i].lo && sc[i].hi == want[i].hi && sc[i].type == want[i].type &&
+                      (want[i].name ? sc[i].name && strcmp(sc[i].name, want[i].name) == 0 : !sc[i].name),
+                  "rb scope %zu: %u-%u type %u name %s", i, sc[i].lo, sc[i].hi, sc[i].type,
+                  sc[i].name ? sc[i].name : "-");
+    }
+    sprof_rb_scopes_free(sc, nsc);
+
     CHECK(sprof_block_function_type("_sp_proc_fn_12") == 1, "_sp_proc_fn_12");
     CHECK(sprof_block_function_type("_fiber_body_3") == 2, "_fiber_body_3");
     CHECK(sprof_block_function_type("_sp_proc_fn_") == 0, "_sp_proc_fn_");

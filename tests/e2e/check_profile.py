@@ -34,7 +34,7 @@ import argparse
 import re
 import sys
 
-ROOT_FRAMES = {"main", "[Fiber]", "sp_thread_start"}
+ROOT_FRAMES = {"<main>", "main", "[Fiber]", "sp_thread_start"}
 GC_FRAME = re.compile(r"^(sp_gc_\w+|sp_str_alloc|sp_str_sweep)$")
 RUBY_METHODS = ("Simulation#step", "Indexer#tokenize", "Checksum.fnv")
 
@@ -215,7 +215,7 @@ def main():
     bad_below = {}
     for fr, c in classes:
         names = [split_class(x, suffixes) for x in fr]
-        idx = next((i for i, (n, _) in enumerate(names) if n in ("main", "sp_thread_start")), None)
+        idx = next((i for i, (n, _) in enumerate(names) if n in ("<main>", "main", "sp_thread_start")), None)
         if idx is None:
             continue
         below_all += c

@@ -15,6 +15,7 @@
 
 #include "fuzz_memfd.h"
 #include "name_map.h"
+#include "rb_scopes.h"
 
 static volatile size_t sink;
 
@@ -27,17 +28,20 @@ static void query_everything(sprof_name_map *m)
         sink += strlen(e->ruby) + e->kind + e->approx;
         if (sprof_name_map_find(m, e->c) != e)
             __builtin_trap(); /* a loaded name must find its own entry */
-        int in_file;
-        const sprof_map_entry *enc = sprof_name_map_enclosing(m, e->file, e->line, &in_file);
-        if (enc)
-            sink += strlen(enc->c);
+        sprof_scope_hit hit;
+        sprof_name_map_scope(m, e->file, e->line, &hit);
+        if (hit.method)
+            sink += strlen(hit.method->c);
         if (e->file)
             sink += strlen(sprof_path_basename(e->file));
-        enc = sprof_name_map_enclosing(m, e->file, e->line + 1, &in_file);
-        sink += (size_t)in_file + (enc != NULL);
+        sprof_name_map_scope(m, e->file, e->line + 1, &hit);
+        sink += (size_t)hit.in_mapped_file + (hit.method != NULL) + (size_t)hit.guessed;
+        if (hit.class_label)
+            sink += strlen(hit.class_label);
     }
-    int in_file;
-    sink += sprof_name_map_enclosing(m, "x.rb", 1, &in_file) != NULL;
+    sprof_scope_hit hit;
+    sprof_name_map_scope(m, "x.rb", 1, &hit);
+    sink += hit.method != NULL;
     sink += sprof_name_map_find(m, "sp_Foo__implicit_12_bar") != NULL;
 }
 
@@ -47,6 +51,18 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
     int fd = fuzz_memfd("spinel_map", data, size, path, sizeof path);
     if (fd < 0)
         return 0;
+
+    /* The same bytes as a .rb source for the scope scanner. */
+    sprof_rb_scope *sc;
+    size_t nsc;
+    if (sprof_rb_scan_text((const char *)data, size, &sc, &nsc) == 0) {
+        for (size_t i = 0; i < nsc; i++) {
+            if (sc[i].hi < sc[i].lo)
+                __builtin_trap(); /* a scope ends at or after its start */
+            sink += sc[i].name ? strlen(sc[i].name) : 0;
+        }
+        sprof_rb_scopes_free(sc, nsc);
+    }
 
     sprof_name_map m;
     sprof_name_map_init(&m);

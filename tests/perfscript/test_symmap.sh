@@ -39,8 +39,8 @@ check_set() { # NAME FILE EXPECTED_LINES...
 # --- allocation report: sites -> Ruby methods (Item#label exists only inlined) ---
 "$fold" "$d/alloc.txt" "$d/shop.symmap" >"$d/out" 2>"$d/err" || { bad "fold alloc report"; cat "$d/err"; }
 check_set "alloc report by content: Ruby methods, type leaf kept" "$d/out" \
-  'alloc;main;Shop#restock;Item#label;String 5' \
-  'alloc;main;Shop#audit;String 1'
+  'alloc;<main>;Shop#restock;Item#label;String 5' \
+  'alloc;<main>;Shop#audit;String 1'
 "$fold" --alloc-report "$d/alloc.txt" "$d/shop.symmap" >"$d/out2" 2>/dev/null
 cmp -s "$d/out" "$d/out2" && ok "--alloc-report FILE: same" || bad "--alloc-report FILE"
 
@@ -63,8 +63,8 @@ done <"$d/alloc.txt"
 printf '%s\n' "$want_lines" | sed '/^$/d' | LC_ALL=C sort >"$d/want"
 LC_ALL=C sort "$d/out" >"$d/got"
 cmp -s "$d/want" "$d/got" && ok "--lines: .rb lines of the call sites" || { bad "--lines"; diff "$d/want" "$d/got"; }
-grep -q '^alloc;main:15;Shop#restock:9;Item#label:[0-9]*;String 5$' "$d/out" && grep -q '^alloc;main:16;Shop#audit:11;String 1$' "$d/out" \
-  && ok "--lines: main:15/16, Shop#restock:9, Shop#audit:11" || { bad "--lines values"; cat "$d/out"; }
+grep -q '^alloc;<main>:15;Shop#restock:9;Item#label:[0-9]*;String 5$' "$d/out" && grep -q '^alloc;<main>:16;Shop#audit:11;String 1$' "$d/out" \
+  && ok "--lines: <main>:15/16, Shop#restock:9, Shop#audit:11" || { bad "--lines values"; cat "$d/out"; }
 
 # other site forms: "(sym+0xOFF)", absolute-only "[0xABS]" (load bias learned
 # from the other sites), foreign modules, unknown offsets kept as written
@@ -83,8 +83,8 @@ abs_only=$(printf '%s' "$second" | sed 's/;[^;]*(+0x[0-9a-f]*) \(\[0x[0-9a-f]*\]
 } >"$d/forms.txt"
 "$fold" "$d/forms.txt" "$d/shop.symmap" >"$d/out" 2>"$d/err" || { bad "fold site forms"; cat "$d/err"; }
 check_set "site forms: sym+off, absolute only, foreign, unknown" "$d/out" \
-  'alloc;main;Shop#restock;Item#label;String 5' \
-  'alloc;main;Shop#audit;String 1' \
+  'alloc;<main>;Shop#restock;Item#label;String 5' \
+  'alloc;<main>;Shop#audit;String 1' \
   'alloc;__libc_start_main;./libfoo.so(+0x1234) [0x7f0000101234];Array 2' \
   "alloc;$d/shop(+0xfffffff) [0x1];Hash 3"
 grep -q "$func+$sym_off" "$d/forms.txt" && grep -q ';\[0x' "$d/forms.txt" \
@@ -122,7 +122,7 @@ rt() { printf '%x' $((bias + $1)); }
 } >"$d/perf.txt"
 "$fold" "$d/perf.txt" "$d/shop.symmap" >"$d/out" 2>"$d/err" || { bad "fold perf script"; cat "$d/err"; }
 check_set "perf script: Ruby frames through the symmap (inlined Item#label)" "$d/out" \
-  'shop;__libc_start_call_main;main;Shop#restock;Item#label;sp_String_new 2' \
+  'shop;__libc_start_call_main;<main>;Shop#restock;Item#label;sp_String_new 2' \
   'shop;Shop#restock 1'
 "$fold" --c-names "$d/perf.txt" "$d/shop.symmap" >"$d/out" 2>/dev/null
 check_set "perf script --c-names" "$d/out" \
@@ -138,9 +138,9 @@ check_set "perf script without symmap: perf's names (its inlined frame kept)" "$
 printf 'shop;Shop#restock 2\n' >"$d/extra.folded"
 "$fold" "$d/perf.txt" "$d/alloc.txt" "$d/extra.folded" "$d/shop.symmap" >"$d/out" 2>/dev/null
 check_set "merge: perf script + alloc report + folded" "$d/out" \
-  'shop;__libc_start_call_main;main;Shop#restock;Item#label;sp_String_new 2' \
+  'shop;__libc_start_call_main;<main>;Shop#restock;Item#label;sp_String_new 2' \
   'shop;Shop#restock 3' \
-  'alloc;main;Shop#restock;Item#label;String 5' \
-  'alloc;main;Shop#audit;String 1'
+  'alloc;<main>;Shop#restock;Item#label;String 5' \
+  'alloc;<main>;Shop#audit;String 1'
 
 exit $fail

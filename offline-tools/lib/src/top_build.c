@@ -65,7 +65,7 @@ static size_t line_row(sprof_top *t, line_slot **table, const sprof_pframe *f, c
     t->rows = rows;
     s->key = key;
     s->row = t->nrows++;
-    t->rows[s->row] = (sprof_top_row){ method_name, f->file, f->line, 0, 0, f->cost };
+    t->rows[s->row] = (sprof_top_row){ method_name, f->file, f->line, 0, 0, f->cost, 0 };
     HASH_ADD_KEYPTR(hh, *table, s->key, strlen(s->key), s);
     return s->row;
 }
@@ -93,7 +93,7 @@ int sprof_top_build(sprof_top *t, const sprof_profile *p, const sprof_top_option
             goto oom;
         for (size_t i = 0; i < m->nmethods; i++) {
             const sprof_method *mm = &m->methods[i];
-            t->rows[i] = (sprof_top_row){ mm->name, mm->file, mm->def_line, 0, 0, mm->cost };
+            t->rows[i] = (sprof_top_row){ mm->name, mm->file, mm->def_line, 0, 0, mm->cost, mm->name_flags };
         }
         t->nrows = m->nmethods;
     }

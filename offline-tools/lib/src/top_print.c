@@ -36,6 +36,31 @@ static void location(char *buf, size_t len, const sprof_top_row *r)
         snprintf(buf, len, "%s", r->file);
 }
 
+/* How far the row's Ruby name can be trusted, as a marker after it. */
+static const char *trust_mark(const sprof_top_row *r)
+{
+    switch (sprof_frame_trust(r->name_flags)) {
+    case SPROF_TRUST_GUESSED:
+        return " [guessed]";
+    case SPROF_TRUST_FROM_C:
+        return " [from C]";
+    default:
+        return "";
+    }
+}
+
+static const char *trust_word(const sprof_top_row *r)
+{
+    switch (sprof_frame_trust(r->name_flags)) {
+    case SPROF_TRUST_GUESSED:
+        return "guessed";
+    case SPROF_TRUST_FROM_C:
+        return "from_c";
+    default:
+        return "exact";
+    }
+}
+
 static size_t shown_rows(const sprof_top *t, const sprof_top_options *o)
 {
     return o->nrows && o->nrows < t->nrows ? o->nrows : t->nrows;
@@ -44,6 +69,7 @@ static size_t shown_rows(const sprof_top *t, const sprof_top_options *o)
 int sprof_top_write_text(const sprof_top *t, const sprof_top_options *o, FILE *out)
 {
     char a[32], b[32], loc[512];
+    int marked = 0, folded = 0;
     fprintf(out, "Total: %s %s", sprof_format_weight(t->profile_total, t->weight_cpu, a, sizeof a),
             t->weight_cpu ? "CPU" : "samples");
     if (o->focus || o->ignore)
@@ -88,12 +114,25 @@ int sprof_top_write_text(const sprof_top *t, const sprof_top_options *o, FILE *o
             if (text)
                 print_clean(out, text, 120);
         } else {
+            const char *mark = trust_mark(r);
+            size_t w = strlen(r->name) + strlen(mark);
             print_clean(out, r->name, 200);
-            fprintf(out, "%*s ", (int)(strlen(r->name) < 40 ? 40 - strlen(r->name) : 0), "");
+            fputs(mark, out);
+            fprintf(out, "%*s ", (int)(w < 40 ? 40 - w : 0), "");
             fputs(loc, out);
+            marked |= *mark != 0;
+            folded |= (r->name_flags & SPROF_FRAME_FOLDED) != 0;
         }
         fputc('\n', out);
     }
+    if (marked)
+        fputs("[from C]: Ruby name decoded from the C name (no row in Spinel's map); [guessed]: the"
+              " enclosing method was guessed (no .rb source to read); see docs/ruby-names.md\n",
+              out);
+    if (folded)
+        fputs("(+N folded: ...): the compiler merged identical methods into one function (identical"
+              " code folding); its time is theirs together\n",
+              out);
     sprof_source_cache_free(src);
     return ferror(out) ? -1 : 0;
 }
@@ -135,6 +174,9 @@ int sprof_top_write_json(const sprof_top *t, const sprof_top_options *o, FILE *o
         fprintf(out, ",\"line\":%u,\"self\":%llu,\"self_pct\":%.4f,\"cum\":%llu,\"cum_pct\":%.4f,\"class\":\"%s\"",
                 r->line, (unsigned long long)r->self, sprof_percent(r->self, t->total), (unsigned long long)r->cum,
                 sprof_percent(r->cum, t->total), sprof_cost_name((enum sprof_cost)r->cost));
+        if (!t->lines)
+            fprintf(out, ",\"name_trust\":\"%s\",\"folded\":%s", trust_word(r),
+                    (r->name_flags & SPROF_FRAME_FOLDED) ? "true" : "false");
         if (t->lines) {
             const char *text = sprof_source_line(src, r->file, r->line);
             fputs(",\"source\":", out);

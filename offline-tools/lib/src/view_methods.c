@@ -19,10 +19,21 @@ int sprof_is_ruby_file(const char *path)
     return n > 3 && strcmp(path + n - 3, ".rb") == 0;
 }
 
+/* The file a method is shown at. Ruby code: a .rb file when any of its
+ * frames has one. Other code (runtime, collector, libc): never a .rb file,
+ * which could only come from a call site or a #line the C compiler let leak
+ * over it (older symmaps); its own file or none. */
+static int file_fits(const sprof_method *m, const char *file)
+{
+    return file[0] && (m->cost == SPROF_COST_USER || !sprof_is_ruby_file(file));
+}
+
 static void method_absorb(sprof_method *m, const sprof_pframe *f)
 {
-    if (f->file[0] && (!m->file[0] || (!sprof_is_ruby_file(m->file) && sprof_is_ruby_file(f->file))))
+    if (file_fits(m, f->file) &&
+        (!m->file[0] || (!sprof_is_ruby_file(m->file) && sprof_is_ruby_file(f->file))))
         m->file = f->file;
+    m->name_flags |= f->flags & (SPROF_FRAME_NAME_APPROX | SPROF_FRAME_NAME_GUESSED | SPROF_FRAME_FOLDED);
     if (!m->def_line && f->def_line)
         m->def_line = f->def_line;
     if (!m->c_name[0] && f->c_name[0])
@@ -52,9 +63,10 @@ int sprof_methods_build(sprof_methods *m, const sprof_profile *p, char *err, siz
             if (!mm->name)
                 goto oom;
             mm->c_name = f->c_name;
-            mm->file = f->file;
-            mm->def_line = f->def_line;
             mm->cost = f->cost;
+            mm->file = file_fits(mm, f->file) ? f->file : "";
+            mm->def_line = f->def_line;
+            mm->name_flags = f->flags & (SPROF_FRAME_NAME_APPROX | SPROF_FRAME_NAME_GUESSED | SPROF_FRAME_FOLDED);
             mm->kind = f->kind;
             s = &slots[m->nmethods];
             s->name = mm->name;

@@ -49,7 +49,20 @@ enum sprof_frame_flags {
     SPROF_FRAME_INLINED = 1u << 0,      /* this frame is an inlined copy, no symbol of its own */
     SPROF_FRAME_NAME_APPROX = 1u << 1,  /* Ruby name from the demangler, not Spinel's map */
     SPROF_FRAME_NO_DEBUG = 1u << 2,     /* from the symbol table only, no DWARF */
+    SPROF_FRAME_NAME_GUESSED = 1u << 3, /* Ruby name guessed (always with NAME_APPROX): a block placed
+                                         * without the .rb source, or in no known method */
+    SPROF_FRAME_FOLDED = 1u << 4,       /* several Ruby methods share this code (identical code
+                                         * folding): the name lists them */
 };
+
+/* How far a frame's Ruby name can be trusted, from its flags. */
+enum sprof_name_trust { SPROF_TRUST_EXACT = 0, SPROF_TRUST_FROM_C = 1, SPROF_TRUST_GUESSED = 2 };
+static inline enum sprof_name_trust sprof_frame_trust(unsigned flags)
+{
+    return (flags & SPROF_FRAME_NAME_GUESSED) ? SPROF_TRUST_GUESSED
+           : (flags & SPROF_FRAME_NAME_APPROX) ? SPROF_TRUST_FROM_C
+                                               : SPROF_TRUST_EXACT;
+}
 
 const char *sprof_kind_name(enum sprof_kind k);  /* "toplevel", "imeth", ... */
 const char *sprof_cost_name(enum sprof_cost c);  /* "user", "runtime", "gc", "native", "kernel" */

@@ -36,6 +36,7 @@ typedef struct sprof_top_row {
     uint64_t self;     /* leaf weight */
     uint64_t cum;      /* weight of stacks through it, once per stack */
     uint8_t cost;      /* enum sprof_cost */
+    uint16_t name_flags; /* methods view: the method's NAME_APPROX / NAME_GUESSED / FOLDED */
 } sprof_top_row;
 
 typedef struct sprof_top {

@@ -20,10 +20,12 @@ extern "C" {
 typedef struct sprof_method {
     char *name;          /* display name */
     const char *c_name;  /* C name of the first frame seen (borrowed from the profile) */
-    const char *file;    /* a .rb file if any frame had one, else the first non-empty file */
+    const char *file;    /* Ruby code: a .rb file if any frame had one, else the first non-empty
+                          * file; other code: the first non-.rb file ("" if none) */
     uint32_t def_line;   /* first non-zero def_line seen */
     uint8_t cost;        /* enum sprof_cost of the first frame seen */
     uint8_t kind;        /* enum sprof_kind of the first frame seen */
+    uint16_t name_flags; /* NAME_APPROX / NAME_GUESSED / FOLDED of any of its frames */
 } sprof_method;
 
 typedef struct sprof_methods {
