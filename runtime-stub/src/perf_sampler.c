@@ -240,12 +240,14 @@ static void handle_sample(struct sprof_thread *t, const uint8_t *p, uint32_t len
     t->perf_win_n++;
     if (g_sprof.mech == SPROF_MECH_WALL_PERF) rec->weight_ns += atomic_exchange(&t->wait_ns, 0);
     uint64_t sp = regs[REG_IDX_SP], stack_hi = t->stack_hi;
-    if (!(sp >= t->stack_lo && sp < t->stack_hi)) {
+    int off = !(sp >= t->stack_lo && sp < t->stack_hi);
+    if (off) {
         rec->flags |= SPROF_SAMPLE_OFF_STACK;
         stack_hi = sp + SPROF_FIBER_WINDOW;
     }
     uint32_t size = sprof_build_from_dump(rec, rec_cap, regs[REG_IDX_PC], sp, regs[REG_IDX_FP], kchain, nk,
-                                          nuser >= chain_max, dump, dyn, stack_hi, g_sprof.cfg.max_depth);
+                                          nuser >= chain_max, dump, dyn, stack_hi, off ? t->stack_lo : 0,
+                                          off ? t->stack_hi : 0, g_sprof.cfg.max_depth);
     if (!size) return;
     sprof_count_sample(t, rec);
     sprof_out_append(rec, size);

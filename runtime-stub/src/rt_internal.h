@@ -244,6 +244,8 @@ struct sprof_walk_mem {
     uint64_t verified_hi;  /* probe: pages below this are known readable */
     uint64_t stack_hi;     /* top of the thread's own stack (candidates into the stack) */
     struct sprof_exec_cache *xc; /* set by the walk (in the walker's scratch) */
+    uint64_t thr_lo, thr_hi;     /* off-stack samples: the thread's own stack (a signal frame's
+                                  * saved rsp/rbp on an alternate stack point there) */
 };
 /* Build a SAMPLE record body (after the caller filled tid/time/weight) into rec,
  * a buffer of cap >= sprof_scratch_size(max_depth) bytes. Returns the record
@@ -254,7 +256,8 @@ SPROF_HIDDEN uint32_t sprof_walk(struct sprof_rec_sample *rec, uint32_t cap, uin
 SPROF_HIDDEN uint32_t sprof_build_from_dump(struct sprof_rec_sample *rec, uint32_t cap, uint64_t pc,
                                             uint64_t sp, uint64_t fp, const uint64_t *kchain,
                                             uint32_t nk, int kchain_full, const uint8_t *dump,
-                                            uint64_t dump_len, uint64_t stack_hi, uint32_t max_depth);
+                                            uint64_t dump_len, uint64_t stack_hi, uint64_t thr_lo,
+                                            uint64_t thr_hi, uint32_t max_depth);
 SPROF_HIDDEN uint32_t sprof_max_record_size(uint32_t max_depth);
 /* buffer size sprof_walk / sprof_build_from_dump need (record + work arrays) */
 SPROF_HIDDEN uint32_t sprof_scratch_size(uint32_t max_depth);

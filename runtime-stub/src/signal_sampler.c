@@ -129,6 +129,8 @@ static void on_prof_signal(int sig, siginfo_t *si, void *uc)
         rec->flags |= SPROF_SAMPLE_OFF_STACK;
         m.verified_hi = (sp & ~4095ull) + 4096;
         m.stack_hi = m.hi;
+        m.thr_lo = t->stack_lo;
+        m.thr_hi = t->stack_hi;
     }
     uint32_t size = sprof_walk(rec, t->scratch_cap, pc, sp, fp, &m, g_sprof.cfg.max_depth);
     if (!size) goto out;

@@ -205,7 +205,8 @@ static uint32_t collect_candidates(struct sprof_walk_mem *m, uint64_t sp, uint64
         }
         /* stack values only if 8-aligned (saved frame pointers), not argv/env
          * strings; beyond the window only those pointing above themselves */
-        int stack = !(v & 7) && v >= sp && v < stack_hi && (a < end || v > a);
+        int stack = !(v & 7) && ((v >= sp && v < stack_hi && (a < end || v > a)) ||
+                                 (m->thr_hi && v >= m->thr_lo && v < m->thr_hi));
         if (stack || is_exec(m, v)) {
             coff[n] = off;
             cval[n] = v;
@@ -398,7 +399,8 @@ uint32_t sprof_walk(struct sprof_rec_sample *rec, uint32_t cap, uint64_t pc, uin
  * holds by scanning it instead. */
 uint32_t sprof_build_from_dump(struct sprof_rec_sample *rec, uint32_t cap, uint64_t pc, uint64_t sp,
                                uint64_t fp, const uint64_t *kchain, uint32_t nk, int kchain_full,
-                               const uint8_t *dump, uint64_t dump_len, uint64_t stack_hi, uint32_t max_depth)
+                               const uint8_t *dump, uint64_t dump_len, uint64_t stack_hi, uint64_t thr_lo,
+                               uint64_t thr_hi, uint32_t max_depth)
 {
     if (max_depth > 512) max_depth = 512;
     if (cap < sprof_scratch_size(max_depth)) return 0;
@@ -406,7 +408,8 @@ uint32_t sprof_build_from_dump(struct sprof_rec_sample *rec, uint32_t cap, uint6
     uint32_t *fpoff = w->fpoff, *coff = w->coff;
     uint64_t *cval = w->cval;
     uint64_t *ret = (uint64_t *)(rec + 1);
-    struct sprof_walk_mem m = {.lo = sp, .hi = sp + (dump_len & ~7ull), .copy = dump, .stack_hi = stack_hi, .xc = &w->xc};
+    struct sprof_walk_mem m = {.lo = sp, .hi = sp + (dump_len & ~7ull), .copy = dump, .stack_hi = stack_hi, .xc = &w->xc,
+                              .thr_lo = thr_lo, .thr_hi = thr_hi};
     struct sprof_walk_mem whole = m;
     if (stack_hi > sp) whole.hi = stack_hi; /* for range checks only: reads beyond the dump fail below */
     uint32_t flags = SPROF_SAMPLE_KERNEL_CHAIN;

@@ -55,7 +55,7 @@ static int fake_cfi(void *ctx, uint64_t pc, sprof_cfi_row *row)
     return -1;
 }
 
-static const sprof_unwind_env env = { NULL, fake_is_code, fake_cfi };
+static const sprof_unwind_env env = { NULL, fake_is_code, fake_cfi, NULL };
 
 #define SP 0x7ffd00001000ull
 /* The recorded chain: caller's record at sp+0x40 (-> ret into D), D's at

@@ -95,6 +95,22 @@ static int oracle_is_code(void *ctx, uint64_t pc)
     return sprof_as_find(&c->T->as, pc) != NULL;
 }
 
+/* x86-64 Linux signal-return trampoline (glibc's __restore_rt, also the
+ * kernel's vDSO one): mov $15 (rt_sigreturn), %rax; syscall */
+static int oracle_sigreturn_at(void *ctx, uint64_t pc)
+{
+    static const uint8_t tramp[9] = { 0x48, 0xc7, 0xc0, 0x0f, 0x00, 0x00, 0x00, 0x0f, 0x05 };
+    code_ctx *c = ctx;
+    const sprof_map_entry *me = sprof_as_find(&c->T->as, pc);
+    if (!me)
+        return 0;
+    sprof_elf_module *elf = sprof_module_elf(me->mod);
+    uint64_t off = pc - me->start + me->file_offset;
+    if (!elf || off > elf->map_size || elf->map_size - off < sizeof tramp)
+        return 0;
+    return memcmp((const uint8_t *)elf->map + off, tramp, sizeof tramp) == 0;
+}
+
 static int oracle_cfi(void *ctx, uint64_t pc, sprof_cfi_row *row)
 {
     code_ctx *c = ctx;
@@ -370,7 +386,7 @@ static int expand_trace(loader *L, trace_state *T, char *err, size_t errlen)
 {
     sprof_profile *p = L->p;
     code_ctx ctx = { L, T };
-    sprof_unwind_env env = { &ctx, oracle_is_code, oracle_cfi };
+    sprof_unwind_env env = { &ctx, oracle_is_code, oracle_cfi, oracle_sigreturn_at };
     sprof_raw_sample *r, *tmp;
     HASH_ITER(hh, T->raw.table, r, tmp) {
         sprof_sample_view s;

@@ -191,6 +191,28 @@ size_t sprof_unwind(const sprof_sample_view *s, const sprof_unwind_env *env, uin
      * keeps kernel chains whose outer records have no known offset) */
     long last_rec = -1;
     for (int step = 0; step < MAX_CFI_STEPS && n < max; step++) {
+        if (is_ret && env->sigreturn_at && env->sigreturn_at(env->ctx, pc)) {
+            /* A handler returned into the trampoline: sp is the handler's
+             * CFA, where the kernel's rt_sigframe holds the ucontext
+             * (uc_flags, uc_link, uc_stack: 40 bytes, then the general
+             * registers in <sys/ucontext.h> order: rbp 10, rsp 15, rip 16). */
+            uint64_t rip, rsp, rbp;
+            if (mem_read(&m, sp + 40 + 16 * 8, &rip) != 0 || mem_read(&m, sp + 40 + 15 * 8, &rsp) != 0 ||
+                !env->is_code(env->ctx, rip)) {
+                n = last_rec >= 0 ? emit_chain(s, (uint32_t)last_rec + 1, pcs, n, max, info)
+                                  : fallback(s, &m, sp, pc, pcs, n, max, info);
+                break;
+            }
+            fp_known = mem_read(&m, sp + 40 + 10 * 8, &rbp) == 0;
+            if (fp_known)
+                fp = rbp;
+            pcs[n++] = rip + 1; /* exact pc (see unwind.h) */
+            info->signal_frames++;
+            pc = rip;
+            sp = rsp;
+            is_ret = 0;
+            continue;
+        }
         sprof_cfi_row row;
         int have_row = env->cfi(env->ctx, pc - (uint64_t)is_ret, &row) == 0 &&
                        row.cfa_reg != SPROF_CFA_UNDEFINED;

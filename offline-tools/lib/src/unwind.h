@@ -18,6 +18,11 @@ typedef struct sprof_unwind_env {
     /* CFI row for the (already adjusted: pc - 1 for return addresses)
      * runtime address; 0 ok, -1 no CFI there */
     int (*cfi)(void *ctx, uint64_t pc, sprof_cfi_row *row);
+    /* optional: 1 if pc is the first byte of a signal-return trampoline
+     * (x86-64 Linux: `mov $15,%rax; syscall`, glibc's __restore_rt): a
+     * handler "returns" there, and the interrupted registers are in the
+     * signal frame at the handler's CFA */
+    int (*sigreturn_at)(void *ctx, uint64_t pc);
 } sprof_unwind_env;
 
 /* How the unwind went, for tests and statistics. */
@@ -28,10 +33,13 @@ typedef struct sprof_unwind_info {
     int missing_word;      /* a CFI step needed a stack word that was not recorded */
     uint32_t gap_at;       /* then: index in pcs where the recorded chain took over (frames
                             * between pcs[gap_at - 1] and pcs[gap_at] may be missing) */
+    uint32_t signal_frames; /* signal frames stepped through */
 } sprof_unwind_info;
 
-/* Writes pcs[0] = the interrupted pc, then return addresses outward.
- * Returns the number written (>= 1, <= max). */
+/* Writes pcs[0] = the interrupted pc, then return addresses outward. The
+ * interrupted pc of a signal frame is an exact pc, not a return address: it
+ * is written + 1, so that the callers' "return address - 1" lookup lands on
+ * it. Returns the number written (>= 1, <= max). */
 size_t sprof_unwind(const sprof_sample_view *s, const sprof_unwind_env *env, uint64_t *pcs,
                     size_t max, sprof_unwind_info *info);
 
