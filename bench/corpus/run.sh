@@ -17,7 +17,8 @@
 #               sample, for the same samples
 # and the largest move of any function's self share between the lowest and
 # the highest rate (pp, pooled over the rounds; functions >= 1 % only), for
-# sprof (its folded leaf frames) and for perf (perf report's self column):
+# sprof (its folded leaf frames) and for perf (perf report's self column,
+# kernel symbols summed into one [kernel] as sprof shows them):
 # how much sampling faster perturbs what the profile says.
 # Needs perf (root or perf_event_paranoid <= 1) for the perf columns; they
 # say "skipped" otherwise. Env: SPROF_BUILD (default <repo>/build).
@@ -76,7 +77,9 @@ sprof_shares() {
 }
 perf_shares() {
     perf report -i "$1" --no-children -g none --stdio --sort sym 2>/dev/null |
-        awk '/^ *[0-9.]+%/ { s = $1; sub(/%/, "", s); $1 = ""; $2 = ""; sub(/^ +/, ""); printf "%s\t%s\n", $0, s }'
+        awk '/^ *[0-9.]+%/ { s = $1; sub(/%/, "", s); k = ($2 == "[k]"); $1 = ""; $2 = ""; sub(/^ +/, "")
+                             w[k ? "[kernel]" : $0] += s }
+             END { for (f in w) printf "%s\t%.4f\n", f, w[f] }'
 }
 
 # one run: appends "round total_ns program_ns samples own_ns" to raw/PROG.CFG.HZ
