@@ -191,7 +191,8 @@ static int build_functions(gen *g)
                 g->funcs[g->nfuncs++] = (gen_func){ .name = sp->name, .lo = rg->lo, .hi = rg->hi };
         }
     }
-    qsort(g->funcs, g->nfuncs, sizeof *g->funcs, cmp_func);
+    if (g->nfuncs)
+        qsort(g->funcs, g->nfuncs, sizeof *g->funcs, cmp_func);
     for (size_t s = 0; s < g->dw.nsubs; s++) {
         const sprof_dw_subprogram *sp = &g->dw.subs[s];
         for (size_t r = 0; r < sp->nranges; r++) {
@@ -216,7 +217,8 @@ static int index_lines(gen *g)
     for (size_t i = 0; i < g->dw.nlines; i++)
         if (g->dw.lines[i].file)
             g->rows[g->nrows++] = g->dw.lines[i];
-    qsort(g->rows, g->nrows, sizeof *g->rows, cmp_row);
+    if (g->nrows)
+        qsort(g->rows, g->nrows, sizeof *g->rows, cmp_row);
 
     size_t n = 0;
     for (size_t i = 0; i < g->dw.ninlines; i++)
@@ -236,7 +238,8 @@ static int index_lines(gen *g)
                 g->inl_ranges[g->ninl_ranges++] = (func_range){ (size_t)f, rg->lo, rg->hi };
         }
     }
-    qsort(g->inl_ranges, g->ninl_ranges, sizeof *g->inl_ranges, cmp_func_range);
+    if (g->ninl_ranges)
+        qsort(g->inl_ranges, g->ninl_ranges, sizeof *g->inl_ranges, cmp_func_range);
     for (size_t i = 0; i < g->ninl_ranges;) {
         size_t j = i;
         while (j < g->ninl_ranges && g->inl_ranges[j].func == g->inl_ranges[i].func)
@@ -550,13 +553,15 @@ static int add_lines(gen *g)
         g->bounds[nb++] = g->funcs[i].lo;
         g->bounds[nb++] = g->funcs[i].hi;
     }
-    qsort(g->bounds, nb, sizeof *g->bounds, cmp_u64);
+    if (nb) /* qsort(NULL, 0, ...) is undefined behaviour (no DWARF: no records) */
+        qsort(g->bounds, nb, sizeof *g->bounds, cmp_u64);
     size_t u = 0;
     for (size_t i = 0; i < nb; i++)
         if (!u || g->bounds[u - 1] != g->bounds[i])
             g->bounds[u++] = g->bounds[i];
     g->nbounds = u;
-    qsort(g->recs, g->nrecs, sizeof *g->recs, cmp_rec);
+    if (g->nrecs)
+        qsort(g->recs, g->nrecs, sizeof *g->recs, cmp_rec);
 
     for (size_t i = 0; i < g->dw.nlines; i++) {
         const sprof_dw_line *l = &g->dw.lines[i];
