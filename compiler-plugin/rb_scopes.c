@@ -11,6 +11,7 @@ typedef struct open_scope {
     size_t indent;
 } open_scope;
 
+/* p: a NUL-terminated copy of the line start (the text itself need not end in NUL) */
 static int word_at(const char *p, const char *w)
 {
     size_t n = strlen(w);
@@ -88,11 +89,11 @@ int sprof_rb_scan_text(const char *text, size_t len, sprof_rb_scope **out, size_
                     if (nstack == 0 || stack[nstack - 1].indent < indent)
                         break;
                 }
-            } else if (word_at(s, "def")) {
+            } else if (word_at(buf, "def")) {
                 type = SPROF_RB_DEF;
-            } else if (word_at(s, "class") && !(e - s > 7 && strncmp(s, "class <<", 8) == 0)) {
+            } else if (word_at(buf, "class") && !(e - s > 7 && strncmp(s, "class <<", 8) == 0)) {
                 type = SPROF_RB_CLASS;
-            } else if (word_at(s, "module")) {
+            } else if (word_at(buf, "module")) {
                 type = SPROF_RB_MODULE;
             }
             if (type >= 0) {
