@@ -344,6 +344,28 @@ static int chain_suspect(uint32_t flags, uint32_t nframes)
     return (flags & SPROF_SAMPLE_CHAIN_BROKEN) || ((flags & SPROF_SAMPLE_FP_SCANNED) && nframes <= 1);
 }
 
+/* Address of the outermost chain record whose offset is known, 0 if none. */
+static uint64_t last_known_record(uint64_t sp, const uint32_t *fpoff, uint32_t nframes)
+{
+    for (uint32_t i = nframes; i-- > 0;)
+        if (fpoff[i] != SPROF_FPOFF_UNKNOWN) return sp + fpoff[i];
+    return 0;
+}
+
+/* The candidates of a walked chain, as far as the records reach (further
+ * when the chain is suspect); sets STACK_CUT in *flags when they could not
+ * reach that far. Shared by both walks. */
+static uint32_t chain_candidates(struct sprof_walk_mem *m, uint64_t sp, uint64_t stack_hi, const uint32_t *fpoff,
+                                 uint32_t nframes, uint32_t *flags, uint32_t *coff, uint64_t *cval)
+{
+    uint64_t last = last_known_record(sp, fpoff, nframes);
+    uint64_t top = chain_suspect(*flags, nframes) ? chain_top(m, sp, last) : last;
+    int cut = 0;
+    uint32_t n = collect_candidates(m, sp, stack_hi, fpoff, nframes, top, coff, cval, &cut);
+    if (cut) *flags |= SPROF_SAMPLE_STACK_CUT;
+    return n;
+}
+
 uint32_t sprof_walk(struct sprof_rec_sample *rec, uint32_t cap, uint64_t pc, uint64_t sp, uint64_t fp,
                     struct sprof_walk_mem *m, uint32_t max_depth)
 {
@@ -382,13 +404,7 @@ uint32_t sprof_walk(struct sprof_rec_sample *rec, uint32_t cap, uint64_t pc, uin
         }
         rec_at = next;
     }
-    int cut = 0;
-    uint64_t last = 0;
-    for (uint32_t i = a.nframes; i-- > 0 && !last;)
-        if (fpoff[i] != SPROF_FPOFF_UNKNOWN) last = sp + fpoff[i];
-    uint64_t top = chain_suspect(flags, a.nframes) ? chain_top(m, sp, last) : last;
-    a.ncand = collect_candidates(m, sp, m->stack_hi, fpoff, a.nframes, top, coff, cval, &cut);
-    if (cut) flags |= SPROF_SAMPLE_STACK_CUT;
+    a.ncand = chain_candidates(m, sp, m->stack_hi, fpoff, a.nframes, &flags, coff, cval);
     rec->flags |= flags;
     return finish(rec, cap, fpoff, coff, cval, a);
 }
@@ -448,13 +464,9 @@ uint32_t sprof_build_from_dump(struct sprof_rec_sample *rec, uint32_t cap, uint6
         /* The kernel stops at a link that is not a frame pointer (rbp was a
          * frameless function's data register): say so, so that the scan for
          * the records further up runs as for a broken walk of our own. */
-        for (uint32_t i = a.nframes; i-- > 0;) {
-            if (fpoff[i] == SPROF_FPOFF_UNKNOWN) continue;
-            uint64_t next, rec_at = sp + fpoff[i];
-            if (!kchain_full && mem_read(&m, rec_at, &next) && next != 0 && !next_is_record_link(&whole, rec_at, next))
-                flags |= SPROF_SAMPLE_CHAIN_BROKEN;
-            break;
-        }
+        uint64_t next, last = last_known_record(sp, fpoff, a.nframes);
+        if (last && !kchain_full && mem_read(&m, last, &next) && next != 0 && !next_is_record_link(&whole, last, next))
+            flags |= SPROF_SAMPLE_CHAIN_BROKEN;
     } else {
         /* rbp is not a frame record (frameless code using rbp): scan the dump */
         uint64_t at = first_record(&m, sp, fp < sp ? 0 : fp, &flags);
@@ -481,13 +493,7 @@ uint32_t sprof_build_from_dump(struct sprof_rec_sample *rec, uint32_t cap, uint6
             at = next;
         }
     }
-    int cut = 0;
-    uint64_t last = 0;
-    for (uint32_t i = a.nframes; i-- > 0 && !last;)
-        if (fpoff[i] != SPROF_FPOFF_UNKNOWN) last = sp + fpoff[i];
-    uint64_t top = chain_suspect(flags, a.nframes) ? chain_top(&m, sp, last) : last;
-    a.ncand = collect_candidates(&m, sp, stack_hi > sp ? stack_hi : m.hi, fpoff, a.nframes, top, coff, cval, &cut);
-    if (cut) flags |= SPROF_SAMPLE_STACK_CUT;
+    a.ncand = chain_candidates(&m, sp, stack_hi > sp ? stack_hi : m.hi, fpoff, a.nframes, &flags, coff, cval);
     rec->flags |= flags;
     return finish(rec, cap, fpoff, coff, cval, a);
 }

@@ -478,12 +478,12 @@ static void *writer_main(void *arg)
         if (rescan) sprof_maps_scan(1);
         period = adapt_period(period, base_period, sprof_drain_all());
         if (now >= next_stats) {
+            atomic_store(&g_sprof.writer_cpu_ns, sprof_now_ns(CLOCK_THREAD_CPUTIME_ID));
             emit_stats();
             next_stats = now + 1000000000ull;
         }
         sprof_out_flush();
         sprof_io_unlock();
-        atomic_store(&g_sprof.writer_cpu_ns, sprof_now_ns(CLOCK_THREAD_CPUTIME_ID));
     }
     atomic_store(&g_sprof.writer_cpu_ns, sprof_now_ns(CLOCK_THREAD_CPUTIME_ID));
     return NULL;

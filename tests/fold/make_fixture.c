@@ -21,13 +21,21 @@
 #define LOAD 0x555555554000ull
 #define SP 0x7ffd00010000ull
 
+/* A trace of the fixture binary: header, INFO (cpu, 1 kHz) and its one mapping. */
+static int open_fixture_trace(trace_builder *b, const char *path, const uint8_t *id)
+{
+    if (tb_open(b, path) != 0)
+        return -1;
+    tb_info(b, SPROF_MODE_CPU, 1000, 1000, FIXTURE_BINARY);
+    tb_mapping(b, LOAD + 0x1000, LOAD + 0x11000, 0x1000, id, 4, FIXTURE_BINARY);
+    return 0;
+}
+
 static int trace(const char *path, const uint8_t *id)
 {
     trace_builder b;
-    if (tb_open(&b, path) != 0)
+    if (open_fixture_trace(&b, path, id) != 0)
         return -1;
-    tb_info(&b, SPROF_MODE_CPU, 1000, 1000, FIXTURE_BINARY);
-    tb_mapping(&b, LOAD + 0x1000, LOAD + 0x11000, 0x1000, id, 4, FIXTURE_BINARY);
     uint64_t ret_main[1] = { LOAD + 0x1310 };
     uint32_t off[1] = { 0x40 };
     uint32_t coff[1] = { 0 };
@@ -50,11 +58,9 @@ enum stats_kind { STATS_ACCURATE, STATS_LOSSY, STATS_V1 };
 static int kernel_trace(const char *path, enum stats_kind kind)
 {
     trace_builder b;
-    if (tb_open(&b, path) != 0)
-        return -1;
     const uint8_t id[4] = { FIXTURE_BUILD_ID };
-    tb_info(&b, SPROF_MODE_CPU, 1000, 1000, FIXTURE_BINARY);
-    tb_mapping(&b, LOAD + 0x1000, LOAD + 0x11000, 0x1000, id, 4, FIXTURE_BINARY);
+    if (open_fixture_trace(&b, path, id) != 0)
+        return -1;
     uint64_t ret_main[1] = { LOAD + 0x1310 };
     uint32_t off[1] = { 0x40 };
     for (int i = 0; i < 100; i++)
@@ -87,11 +93,9 @@ static int kernel_trace(const char *path, enum stats_kind kind)
 static int incomplete_trace(const char *path)
 {
     trace_builder b;
-    if (tb_open(&b, path) != 0)
-        return -1;
     const uint8_t id[4] = { FIXTURE_BUILD_ID };
-    tb_info(&b, SPROF_MODE_CPU, 1000, 1000, FIXTURE_BINARY);
-    tb_mapping(&b, LOAD + 0x1000, LOAD + 0x11000, 0x1000, id, 4, FIXTURE_BINARY);
+    if (open_fixture_trace(&b, path, id) != 0)
+        return -1;
     uint64_t ret_main[1] = { LOAD + 0x1310 };
     uint32_t off[1] = { 0x40 };
     for (int i = 0; i < 100; i++) {

@@ -95,8 +95,8 @@ static int oracle_is_code(void *ctx, uint64_t pc)
     return sprof_as_find(&c->T->as, pc) != NULL;
 }
 
-/* x86-64 Linux signal-return trampoline (glibc's __restore_rt, also the
- * kernel's vDSO one): mov $15 (rt_sigreturn), %rax; syscall */
+/* x86-64 Linux signal-return trampoline (glibc's __restore_rt; the
+ * kernel has none of its own there): mov $15 (rt_sigreturn), %rax; syscall */
 static int oracle_sigreturn_at(void *ctx, uint64_t pc)
 {
     static const uint8_t tramp[9] = { 0x48, 0xc7, 0xc0, 0x0f, 0x00, 0x00, 0x00, 0x0f, 0x05 };

@@ -166,6 +166,15 @@ static size_t emit_chain_at(const sprof_sample_view *s, const sparse_mem *m, uin
                   : fallback(s, m, sp, pc, pcs, n, max, info);
 }
 
+/* CFI cannot go on: the recorded chain after the last record stepped
+ * through, or from the first record above sp when none was. */
+static size_t chain_after(const sprof_sample_view *s, const sparse_mem *m, long last_rec, uint64_t sp,
+                          uint64_t pc, uint64_t *pcs, size_t n, size_t max, sprof_unwind_info *info)
+{
+    return last_rec >= 0 ? emit_chain(s, (uint32_t)last_rec + 1, pcs, n, max, info)
+                         : fallback(s, m, sp, pc, pcs, n, max, info);
+}
+
 size_t sprof_unwind(const sprof_sample_view *s, const sprof_unwind_env *env, uint64_t *pcs,
                     size_t max, sprof_unwind_info *info)
 {
@@ -199,8 +208,7 @@ size_t sprof_unwind(const sprof_sample_view *s, const sprof_unwind_env *env, uin
             uint64_t rip, rsp, rbp;
             if (mem_read(&m, sp + 40 + 16 * 8, &rip) != 0 || mem_read(&m, sp + 40 + 15 * 8, &rsp) != 0 ||
                 !env->is_code(env->ctx, rip)) {
-                n = last_rec >= 0 ? emit_chain(s, (uint32_t)last_rec + 1, pcs, n, max, info)
-                                  : fallback(s, &m, sp, pc, pcs, n, max, info);
+                n = chain_after(s, &m, last_rec, sp, pc, pcs, n, max, info);
                 break;
             }
             fp_known = mem_read(&m, sp + 40 + 10 * 8, &rbp) == 0;
@@ -250,8 +258,7 @@ size_t sprof_unwind(const sprof_sample_view *s, const sprof_unwind_env *env, uin
             break; /* outermost frame: the stack ends here */
         if (!env->is_code(env->ctx, ra)) {
             /* stale word or CFI that does not fit: trust the chain instead */
-            n = last_rec >= 0 ? emit_chain(s, (uint32_t)last_rec + 1, pcs, n, max, info)
-                              : fallback(s, &m, sp, pc, pcs, n, max, info);
+            n = chain_after(s, &m, last_rec, sp, pc, pcs, n, max, info);
             break;
         }
         pcs[n++] = ra;
