@@ -71,8 +71,9 @@ grep -q '^alloc;<main>:15;Shop#restock:9;Item#label:[0-9]*;String 5$' "$d/out" &
 first=$(sed -n 1p "$d/alloc.txt")
 second=$(sed -n 2p "$d/alloc.txt")
 inner_off=$(printf '%s' "$first" | sed -n 's/^alloc;[^;]*;[^;]*(+\(0x[0-9a-f]*\)).*/\1/p')
-func=$(nm "$d/shop" | awk -v a=$((inner_off)) '$2 ~ /^[tT]$/ { v = ("0x" $1) + 0; if (v <= a && v > best) { best = v; name = $3 } } END { print name }')
-func_addr=$(nm "$d/shop" | awk -v f="$func" '$3 == f { print "0x" $1 }')
+# decimal addresses (nm -t d): awk implementations differ on "0x" strings
+func=$(nm -t d "$d/shop" | awk -v a=$((inner_off)) '$2 ~ /^[tT]$/ { v = $1 + 0; if (v <= a && v > best) { best = v; name = $3 } } END { print name }')
+func_addr=$(nm -t d "$d/shop" | awk -v f="$func" '$3 == f { print $1 + 0 }')
 sym_off=$(printf '0x%x' $((inner_off - func_addr)))
 abs_only=$(printf '%s' "$second" | sed 's/;[^;]*(+0x[0-9a-f]*) \(\[0x[0-9a-f]*\]\)/;\1/g')
 {
