@@ -41,8 +41,7 @@ static void *trampoline(void *p)
 {
     struct start_args a = *(struct start_args *)p;
     free(p);
-    struct sprof_thread *t = sprof_thread_register();
-    if (t) t->start_pc = (uint64_t)(uintptr_t)a.fn; /* where its unsampled tail is charged */
+    sprof_thread_register((uint64_t)(uintptr_t)a.fn); /* unsampled CPU is charged to fn */
     void *ret;
     pthread_cleanup_push(on_thread_exit, NULL);
     ret = a.fn(a.arg);

@@ -201,7 +201,7 @@ static void start_common(int lazy_file)
     else ok = start_signals() == 0;
     if (ok) {
         atomic_store(&g_sprof.running, 1);
-        if (!sprof_thread_register() && sprof_uses_perf()) {
+        if (!sprof_thread_register(0) && sprof_uses_perf()) {
             /* event opened in the probe but the ring mmap failed (mlock limit) */
             sprof_warn("perf_event ring buffer unavailable (%s); using signals", strerror(errno));
             atomic_store(&g_sprof.running, 0);
@@ -211,7 +211,7 @@ static void start_common(int lazy_file)
             ok = start_signals() == 0;
             if (ok) {
                 atomic_store(&g_sprof.running, 1);
-                sprof_thread_register();
+                sprof_thread_register(0);
             }
         }
     }

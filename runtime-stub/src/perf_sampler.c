@@ -68,8 +68,9 @@ static uint32_t chain_max;
 /* kernel: sample kernel mode too (perf_event_paranoid <= 1 or
  * CAP_PERFMON). A kernel-mode sample still carries the user registers and
  * stack (REGS_USER, STACK_USER, the user callchain): the context that
- * entered the kernel. */
-static int open_event(int kernel)
+ * entered the kernel. tid 0: the calling thread; the writer opens the
+ * events of the threads the program starts by their tid. */
+static int open_event(int kernel, pid_t tid)
 {
     struct perf_event_attr a;
     memset(&a, 0, sizeof a);
@@ -93,7 +94,7 @@ static int open_event(int kernel)
         chain_max = g_sprof.cfg.max_depth + 1 < sys ? g_sprof.cfg.max_depth + 1 : sys;
     }
     a.sample_max_stack = (uint16_t)chain_max;
-    return (int)syscall(SYS_perf_event_open, &a, 0 /* this thread */, -1, -1, PERF_FLAG_FD_CLOEXEC);
+    return (int)syscall(SYS_perf_event_open, &a, tid, -1, -1, PERF_FLAG_FD_CLOEXEC);
 }
 
 int sprof_perf_probe(void)
@@ -101,7 +102,7 @@ int sprof_perf_probe(void)
 #if !defined(REG_MASK)
     return -1;
 #else
-    int fd = open_event(0);
+    int fd = open_event(0, 0);
     if (fd < 0) return -1;
     close(fd);
     return 0;
@@ -113,7 +114,7 @@ int sprof_perf_probe_kernel(void)
 #if !defined(REG_MASK)
     return -1;
 #else
-    int fd = open_event(1);
+    int fd = open_event(1, 0);
     if (fd < 0) return -1;
     close(fd);
     return 0;
@@ -122,7 +123,7 @@ int sprof_perf_probe_kernel(void)
 
 int sprof_perf_thread_start(struct sprof_thread *t)
 {
-    int fd = open_event(g_sprof.ksample == SPROF_KSAMPLE_PERF);
+    int fd = open_event(g_sprof.ksample == SPROF_KSAMPLE_PERF, (pid_t)t->tid);
     if (fd < 0) return -1;
     long page = sysconf(_SC_PAGESIZE);
     for (size_t pages = sprof_perf_data_pages(); pages >= 4; pages /= 2) {

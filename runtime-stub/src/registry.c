@@ -14,6 +14,10 @@
 
 __thread struct sprof_thread *sprof_self __attribute__((tls_model("initial-exec")));
 
+/* No slot below this index is free, but for slots skipped for the sampler's
+ * epoch (a claim wraps around to them). Lowered by each release. */
+static _Atomic int free_hint;
+
 static void stack_bounds(struct sprof_thread *t)
 {
     pthread_attr_t attr;
@@ -29,20 +33,30 @@ static void stack_bounds(struct sprof_thread *t)
     }
 }
 
-struct sprof_thread *sprof_thread_register(void)
+/* start_pc: the thread's start routine, where CPU no sample stands for is
+ * charged (0: the main thread, or a thread forked into a child). */
+struct sprof_thread *sprof_thread_register(uint64_t start_pc)
 {
     if (!atomic_load(&g_sprof.running) || sprof_self) return sprof_self;
     struct sprof_thread *t = NULL;
     pthread_mutex_lock(&g_sprof.reg_lock);
     uint64_t epoch = atomic_load_explicit(&g_sprof.sampler_epoch, memory_order_acquire);
     int sampler = atomic_load(&g_sprof.sampler_active);
-    for (int i = 0; i < SPROF_MAX_THREADS; i++) {
+    /* from the lowest slot that may be free: a program that starts threads
+     * quickly leaves hundreds of ended ones for the writer to release, and
+     * an atomic claim attempt on each costs the new thread ~10 us */
+    int from = atomic_load(&free_hint);
+    for (int k = 0; k < SPROF_MAX_THREADS; k++) {
+        int i = (from + k) % SPROF_MAX_THREADS;
+        struct sprof_thread *c = &g_sprof.threads[i];
         int expect = SLOT_FREE;
+        if (atomic_load_explicit(&c->state, memory_order_relaxed) != SLOT_FREE) continue;
         /* not while a sampler pass that saw it ACTIVE may still read it
          * (freed_epoch: 0 = never freed, else the epoch it was freed in + 1) */
-        if (sampler && atomic_load(&g_sprof.threads[i].freed_epoch) > epoch) continue;
-        if (atomic_compare_exchange_strong(&g_sprof.threads[i].state, &expect, SLOT_CLAIMED)) {
-            t = &g_sprof.threads[i];
+        if (sampler && atomic_load(&c->freed_epoch) > epoch) continue;
+        if (atomic_compare_exchange_strong(&c->state, &expect, SLOT_CLAIMED)) {
+            t = c;
+            atomic_store(&free_hint, i + 1);
             if (i + 1 > atomic_load(&g_sprof.slots_hi)) atomic_store(&g_sprof.slots_hi, i + 1);
             break;
         }
@@ -59,15 +73,23 @@ struct sprof_thread *sprof_thread_register(void)
     t->scratch_cap = keep_cap;
     t->tid = (uint32_t)syscall(SYS_gettid);
     t->perf_fd = t->stat_fd = t->syscall_fd = -1;
+    t->start_pc = start_pc;
+    /* a thread the program started gets its perf event from the writer */
+    int deferred = start_pc && sprof_uses_perf();
+    atomic_store(&t->attach, deferred ? ATTACH_PENDING : ATTACH_INLINE);
+    /* Such a thread sets nothing up itself: its CPU from its very start
+     * (its clocks start at 0) is the program's, and three clock reads
+     * (system calls: thread clocks have no vDSO path) are saved. */
+    int from_zero = deferred && !sprof_uses_signals();
     stack_bounds(t);
     clockid_t clk;
     t->cpuclock = pthread_getcpuclockid(pthread_self(), &clk) == 0 ? clk : CLOCK_THREAD_CPUTIME_ID;
     t->start_ns = sprof_now_ns(CLOCK_MONOTONIC);
-    t->last_cpu_ns = t->cpu_start_ns = sprof_now_ns(CLOCK_THREAD_CPUTIME_ID);
+    t->last_cpu_ns = t->cpu_start_ns = from_zero ? 0 : sprof_now_ns(CLOCK_THREAD_CPUTIME_ID);
     atomic_store(&t->last_wall_ns, t->start_ns);
 
     int ok = 1;
-    if (sprof_uses_perf()) ok = sprof_perf_thread_start(t) == 0;
+    if (sprof_uses_perf() && !deferred) ok = sprof_perf_thread_start(t) == 0;
     if (ok && sprof_uses_signals()) {
         uint32_t need = sprof_scratch_size(g_sprof.cfg.max_depth);
         if (!t->scratch || t->scratch_cap < need) {
@@ -98,11 +120,22 @@ struct sprof_thread *sprof_thread_register(void)
     sprof_self = t;
     /* The profiled CPU starts after the set-up (rings, timers, the perf
      * event): that is sprof's own work, neither sampled nor counted. */
-    sprof_thread_user_sys(0, &t->user_start_ns, &t->sys_start_ns);
-    if (sprof_uses_perf()) sprof_perf_thread_enable(t);
-    t->last_cpu_ns = t->cpu_start_ns = sprof_now_ns(CLOCK_THREAD_CPUTIME_ID);
+    if (!from_zero) {
+        sprof_thread_user_sys(0, &t->user_start_ns, &t->sys_start_ns);
+        if (sprof_uses_perf() && !deferred) sprof_perf_thread_enable(t);
+        t->last_cpu_ns = t->cpu_start_ns = sprof_now_ns(CLOCK_THREAD_CPUTIME_ID);
+    }
     atomic_fetch_add(&g_sprof.threads_seen, 1);
     atomic_store(&t->state, SLOT_ACTIVE);
+    if (deferred) {
+        /* One thread of a burst wakes the writer (~100 us to the event);
+         * the writer then looks again every ms for the others, which saves
+         * each of them a wake-up (~8 us of its CPU here). */
+        atomic_store(&g_sprof.attach_wanted, 1);
+        uint64_t now = sprof_now_ns(CLOCK_MONOTONIC), at = atomic_load(&g_sprof.attach_wake_ns);
+        if (now >= at && atomic_compare_exchange_strong(&g_sprof.attach_wake_ns, &at, now + SPROF_ATTACH_POLL_NS))
+            sprof_writer_wake();
+    }
     return t;
 }
 
@@ -110,13 +143,21 @@ void sprof_thread_unregister(void)
 {
     struct sprof_thread *t = sprof_self;
     if (!t) return;
+    /* no profiling signal may land mid-way (none is sent to it under
+     * perf_event without the tick sampler: two system calls saved) */
+    int block = sprof_uses_signals();
     sigset_t all, old;
     sigfillset(&all);
-    pthread_sigmask(SIG_BLOCK, &all, &old);
+    if (block) pthread_sigmask(SIG_BLOCK, &all, &old);
     t->final_cpu_ns = sprof_now_ns(CLOCK_THREAD_CPUTIME_ID); /* before sprof's own tear-down */
     if (sprof_uses_perf()) {
-        sprof_perf_thread_stop(t);
-        t->perf_final_count = sprof_perf_count(t);
+        /* an event the writer has not opened yet never will be, and one it
+         * is opening it stops itself: the thread never waits for it */
+        int a = atomic_exchange(&t->attach, ATTACH_GONE);
+        if (a == ATTACH_INLINE || a == ATTACH_DONE) {
+            sprof_perf_thread_stop(t);
+            t->perf_final_count = sprof_perf_count(t);
+        }
     }
     if (sprof_uses_signals()) sprof_signal_thread_stop(t);
     sprof_self = NULL;
@@ -127,7 +168,7 @@ void sprof_thread_unregister(void)
         t->sys_final_ns = t->sys_start_ns;
     }
     atomic_store(&t->state, SLOT_EXITED);
-    pthread_sigmask(SIG_SETMASK, &old, NULL);
+    if (block) pthread_sigmask(SIG_SETMASK, &old, NULL);
 }
 
 /* The perf event and its ring (a failed set-up, or the final release). */
@@ -156,4 +197,7 @@ void sprof_thread_release(struct sprof_thread *t)
     sprof_ring_free(&t->ring);
     atomic_store(&t->freed_epoch, atomic_load_explicit(&g_sprof.sampler_epoch, memory_order_acquire) + 1);
     atomic_store(&t->state, SLOT_FREE);
+    int i = (int)(t - g_sprof.threads), h = atomic_load(&free_hint);
+    while (i < h && !atomic_compare_exchange_weak(&free_hint, &h, i)) {
+    }
 }

@@ -20,6 +20,9 @@
 #define SPROF_HIDDEN __attribute__((visibility("hidden")))
 
 #define SPROF_MAX_THREADS 1024
+/* how often the writer looks for threads waiting for their perf event,
+ * for a while after it opened one (registry.c, writer.c) */
+#define SPROF_ATTACH_POLL_NS 1000000ull
 #define SPROF_SITES 32 /* per thread: kernel-exit sites the cpuclock pacer's landings owe time to */
 #define SPROF_RING_BYTES (256u * 1024u) /* per-thread sample ring, power of two */
 #define SPROF_CAND_WINDOW 2048u          /* bytes above sp always scanned for candidates */
@@ -72,6 +75,19 @@ enum sprof_slot_state {
     SLOT_EXITED = 3,  /* thread gone; writer drains, reports EXIT, frees */
 };
 
+/* perf_event: who opens a thread's event. The main thread opens its own;
+ * a thread the program starts leaves it to the writer thread, so the
+ * event, its ring and their set-up cost (~300 us, mostly mapping the ring)
+ * are never the program's CPU (docs/runtime.md, "Thread start"). */
+enum sprof_attach_state {
+    ATTACH_INLINE = 0,    /* opened by the thread itself (or no perf event) */
+    ATTACH_PENDING = 1,   /* the writer will open it */
+    ATTACH_BUSY = 2,      /* the writer is opening it */
+    ATTACH_DONE = 3,      /* the writer is done: perf_fd >= 0 if the open worked */
+    ATTACH_GONE = 4,      /* the thread ended before the writer was done: the
+                           * writer stops any event it opened; it never waits */
+};
+
 struct sprof_thread {
     _Atomic int state;
     uint32_t tid;
@@ -122,6 +138,8 @@ struct sprof_thread {
     uint64_t perf_last_count;
     uint64_t perf_period;            /* current sample_period (0 = the nominal one) */
     uint64_t perf_win_cpu, perf_win_n; /* CPU and samples since the last period adjustment */
+    _Atomic int attach;              /* enum sprof_attach_state */
+    int attach_unknown;              /* writer: CPU before the event is not known */
 
     /* counters (written by the producer, read by the writer) */
     _Atomic uint64_t dropped;
@@ -155,6 +173,8 @@ struct sprof_globals {
     _Atomic int slots_hi; /* slots at or above this index were never claimed */
     pthread_mutex_t reg_lock; /* slot claims (never taken in a handler) */
     _Atomic uint64_t threads_seen;
+    _Atomic int attach_wanted; /* a thread waits for the writer to open its perf event */
+    _Atomic uint64_t attach_wake_ns; /* no thread wakes the writer for that before this time */
     _Atomic uint64_t exited_cpu_ns; /* CPU of threads already gone */
     _Atomic uint64_t unregistered_signals; /* signals that hit a thread with no slot */
     struct sprof_ring aux_ring; /* off-CPU samples written by the sampler thread */
@@ -280,7 +300,7 @@ SPROF_HIDDEN uint64_t sprof_site_take(struct sprof_thread *t, uint64_t pc, uint6
 SPROF_HIDDEN uint32_t sprof_ktick_classify(struct sprof_thread *t, uint64_t pc, uint64_t rcx, uint64_t *weight);
 
 /* registry.c */
-SPROF_HIDDEN struct sprof_thread *sprof_thread_register(void);
+SPROF_HIDDEN struct sprof_thread *sprof_thread_register(uint64_t start_pc);
 SPROF_HIDDEN void sprof_thread_unregister(void);
 SPROF_HIDDEN void sprof_thread_release(struct sprof_thread *t); /* writer: after final drain */
 SPROF_HIDDEN void sprof_thread_release_perf(struct sprof_thread *t);
@@ -309,6 +329,7 @@ SPROF_HIDDEN void sprof_fatal_install(void);
 /* writer.c */
 SPROF_HIDDEN int sprof_writer_open(int lazy); /* lazy: create the file at the first flush */
 SPROF_HIDDEN int sprof_writer_start(void);
+SPROF_HIDDEN void sprof_writer_wake(void);
 SPROF_HIDDEN void sprof_writer_finish(void); /* stop thread, drain, STATS, END, close */
 SPROF_HIDDEN void sprof_out_append(const void *rec, uint32_t len);
 SPROF_HIDDEN void sprof_count_sample(struct sprof_thread *t, const struct sprof_rec_sample *s); /* totals; t may be NULL */

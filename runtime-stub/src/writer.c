@@ -251,20 +251,10 @@ static void append_sample(const void *rec, uint32_t len)
     sprof_out_append(rec, len);
 }
 
-/* A thread ended: the CPU it ran after its last sample would be in no
- * sample (all of it, for a thread shorter than one period). Charge it to
- * the thread's start routine, never more than the thread's CPU that no
- * sample stands for yet. */
-static void emit_thread_tail(struct sprof_thread *t)
+/* CPU of a thread that no sample stands for, charged to its start routine
+ * as a one-frame THREAD_TAIL sample. */
+static void emit_start_routine(struct sprof_thread *t, uint64_t w)
 {
-    if (!t->start_pc || g_sprof.cfg.mode != SPROF_MODE_CPU) return;
-    uint64_t profiled = t->final_cpu_ns > t->cpu_start_ns ? t->final_cpu_ns - t->cpu_start_ns : 0;
-    uint64_t unsampled = profiled > t->weight_written ? profiled - t->weight_written : 0;
-    uint64_t tail = t->tail_cpu_ns;
-    if (g_sprof.mech == SPROF_MECH_PERF_EVENT)
-        tail = t->perf_final_count > t->perf_last_count ? t->perf_final_count - t->perf_last_count : 0;
-    uint64_t w = tail < unsampled ? tail : unsampled;
-    if (!w) return;
     struct sprof_rec_sample s;
     memset(&s, 0, sizeof s);
     s.h.type = SPROF_REC_SAMPLE;
@@ -277,6 +267,99 @@ static void emit_thread_tail(struct sprof_thread *t)
     s.pc = t->start_pc;
     sprof_count_sample(t, &s);
     sprof_out_append(&s, sizeof s);
+}
+
+/* A thread ended: the CPU it ran after its last sample would be in no
+ * sample (all of it, for a thread shorter than one period, or one that
+ * ended before the writer opened its perf event). Charge it to the
+ * thread's start routine, never more than the thread's CPU that no sample
+ * stands for yet. */
+static void emit_thread_tail(struct sprof_thread *t)
+{
+    if (!t->start_pc || g_sprof.cfg.mode != SPROF_MODE_CPU) return;
+    uint64_t profiled = t->final_cpu_ns > t->cpu_start_ns ? t->final_cpu_ns - t->cpu_start_ns : 0;
+    uint64_t unsampled = profiled > t->weight_written ? profiled - t->weight_written : 0;
+    uint64_t tail = t->tail_cpu_ns;
+    if (g_sprof.mech == SPROF_MECH_PERF_EVENT)
+        tail = t->perf_fd < 0 || t->attach_unknown ? unsampled
+               : t->perf_final_count > t->perf_last_count ? t->perf_final_count - t->perf_last_count : 0;
+    uint64_t w = tail < unsampled ? tail : unsampled;
+    if (w) emit_start_routine(t, w);
+}
+
+/* THREAD start (first sight of a slot) or NAME (its name changed). */
+static void announce_thread(struct sprof_thread *t, int active, uint64_t now)
+{
+    if (t->start_sent && !(active && now >= t->name_check_ns)) return;
+    char name[16];
+    read_comm(t->tid, name);
+    if (!t->start_sent) {
+        sprof_emit_thread(t->tid, SPROF_THREAD_START, name);
+        memcpy(t->name, name, sizeof name);
+        t->start_sent = 1;
+    } else if (name[0] && strcmp(name, t->name) != 0) {
+        sprof_emit_thread(t->tid, SPROF_THREAD_NAME, name);
+        memcpy(t->name, name, sizeof name);
+    }
+    t->name_check_ns = now + 500000000ull;
+}
+
+/* The CPU a thread ran before its event was enabled: its CPU clock now
+ * minus the event's count. 0 and attach_unknown set if the thread is gone. */
+static uint64_t cpu_before_event(struct sprof_thread *t)
+{
+    struct timespec ts;
+    if (clock_gettime(t->cpuclock, &ts) != 0) {
+        t->attach_unknown = 1;
+        return 0;
+    }
+    uint64_t cpu = (uint64_t)ts.tv_sec * 1000000000ull + (uint64_t)ts.tv_nsec;
+    uint64_t since_enable = sprof_perf_count(t);
+    uint64_t ran = cpu > t->cpu_start_ns ? cpu - t->cpu_start_ns : 0;
+    return ran > since_enable ? ran - since_enable : 0;
+}
+
+/* perf_event: open the events of the threads the program started (they
+ * wait in ATTACH_PENDING), so that neither the event nor its ring is set
+ * up on the program's CPU. What a thread ran before its event was enabled
+ * is charged to its start routine right away. A thread that ends meanwhile
+ * does not wait: the writer stops the event it opened, and the thread's
+ * whole unsampled CPU becomes its tail. io_lock is held. */
+static void attach_pending_threads(void)
+{
+    if (!atomic_exchange(&g_sprof.attach_wanted, 0)) return;
+    static int warned;
+    uint64_t now = sprof_now_ns(CLOCK_MONOTONIC);
+    for (int i = 0, hi = sprof_slots_hi(); i < hi; i++) {
+        struct sprof_thread *t = &g_sprof.threads[i];
+        int a = ATTACH_PENDING;
+        if (atomic_load(&t->state) != SLOT_ACTIVE || !atomic_compare_exchange_strong(&t->attach, &a, ATTACH_BUSY))
+            continue;
+        int ok = sprof_perf_thread_start(t) == 0;
+        int err = errno;
+        if (ok) sprof_perf_thread_enable(t);
+        a = ATTACH_BUSY;
+        if (!atomic_compare_exchange_strong(&t->attach, &a, ATTACH_DONE)) { /* the thread ended */
+            t->attach_unknown = 1;
+            if (ok) {
+                sprof_perf_thread_stop(t);
+                t->perf_final_count = sprof_perf_count(t);
+            }
+            continue;
+        }
+        if (!ok) {
+            t->attach_unknown = 1;
+            if (!warned++)
+                sprof_warn("thread %u: perf_event could not be opened (%s); its CPU is charged to its start routine",
+                           t->tid, strerror(err));
+            continue;
+        }
+        uint64_t before = cpu_before_event(t);
+        if (before && g_sprof.cfg.mode == SPROF_MODE_CPU) {
+            announce_thread(t, 1, now);
+            emit_start_routine(t, before);
+        }
+    }
 }
 
 /* Raw (tick-charged) user and system CPU of the profiled threads since they
@@ -376,19 +459,7 @@ uint32_t sprof_drain_all(void)
         struct sprof_thread *t = &g_sprof.threads[i];
         int st = atomic_load_explicit(&t->state, memory_order_acquire);
         if (st != SLOT_ACTIVE && st != SLOT_EXITED) continue;
-        if (!t->start_sent || (st == SLOT_ACTIVE && now >= t->name_check_ns)) {
-            char name[16];
-            read_comm(t->tid, name);
-            if (!t->start_sent) {
-                sprof_emit_thread(t->tid, SPROF_THREAD_START, name);
-                memcpy(t->name, name, sizeof name);
-                t->start_sent = 1;
-            } else if (name[0] && strcmp(name, t->name) != 0) {
-                sprof_emit_thread(t->tid, SPROF_THREAD_NAME, name);
-                memcpy(t->name, name, sizeof name);
-            }
-            t->name_check_ns = now + 500000000ull;
-        }
+        announce_thread(t, st == SLOT_ACTIVE, now);
         fill = 0;
         if (sprof_uses_perf()) {
             fill = sprof_perf_fill_256(t);
@@ -438,8 +509,18 @@ static void writer_sleep_until(uint64_t t)
 {
     struct timespec ts = {(time_t)(t / 1000000000ull), (long)(t % 1000000000ull)};
     pthread_mutex_lock(&wake_mu);
-    while (!atomic_load(&g_sprof.stopping) && sprof_now_ns(CLOCK_MONOTONIC) < t)
+    while (!atomic_load(&g_sprof.stopping) && !atomic_load(&g_sprof.attach_wanted) &&
+           sprof_now_ns(CLOCK_MONOTONIC) < t)
         if (pthread_cond_timedwait(&wake_cv, &wake_mu, &ts) == ETIMEDOUT) break;
+    pthread_mutex_unlock(&wake_mu);
+}
+
+/* A new thread waits for its perf event (attach_wanted is set). Before
+ * the writer runs this signals nobody; its first sleep sees the flag. */
+void sprof_writer_wake(void)
+{
+    pthread_mutex_lock(&wake_mu);
+    pthread_cond_signal(&wake_cv);
     pthread_mutex_unlock(&wake_mu);
 }
 
@@ -462,13 +543,23 @@ static void *writer_main(void *arg)
     uint64_t period = base_period;
     uint64_t next = sprof_now_ns(CLOCK_MONOTONIC);
     uint64_t next_stats = next + 1000000000ull, next_maps = next + 100000000ull;
+    next += period;
+    uint64_t attach_poll_until = 0; /* look for new threads every ms until then */
     while (!atomic_load(&g_sprof.stopping)) {
-        next += period;
-        uint64_t now = sprof_now_ns(CLOCK_MONOTONIC);
-        if (next < now) next = now;
-        writer_sleep_until(next);
+        uint64_t wake_at = next, now = sprof_now_ns(CLOCK_MONOTONIC);
+        if (attach_poll_until > now && now + SPROF_ATTACH_POLL_NS < wake_at) wake_at = now + SPROF_ATTACH_POLL_NS;
+        writer_sleep_until(wake_at);
         if (atomic_load(&g_sprof.stopping)) break;
         now = sprof_now_ns(CLOCK_MONOTONIC);
+        if (atomic_load(&g_sprof.attach_wanted)) {
+            sprof_io_lock();
+            attach_pending_threads();
+            sprof_io_unlock();
+            attach_poll_until = now + 10 * SPROF_ATTACH_POLL_NS;
+        }
+        if (now < next) continue; /* woken early, for an attach only */
+        next += period;
+        if (next < now) next = now;
         int rescan = 0;
         if (now >= next_maps) {
             rescan = sprof_maps_changed(); /* outside io_lock: takes the loader's lock */
