@@ -86,15 +86,16 @@ static struct proc_fds *proc_fds_for(int i, struct sprof_thread *t, int active)
 {
     struct proc_fds *p = &pfds[i];
     if (p->tid && (!active || p->tid != t->tid)) {
-        if (p->stat_fd >= 0) close(p->stat_fd);
-        if (p->syscall_fd >= 0) close(p->syscall_fd);
+        sprof_fd_close(&p->stat_fd);
+        sprof_fd_close(&p->syscall_fd);
         *p = (struct proc_fds){0, -1, -1};
     }
     if (!active) return NULL;
     if (!p->tid) {
         p->tid = t->tid;
-        p->stat_fd = open_task_file(t->tid, "stat");
-        p->syscall_fd = sprof_is_wall() ? open_task_file(t->tid, "syscall") : -1;
+        /* held across program code: high numbers, identity checked before close */
+        sprof_fd_adopt(open_task_file(t->tid, "stat"), &p->stat_fd, SPROF_FD_FILE);
+        sprof_fd_adopt(sprof_is_wall() ? open_task_file(t->tid, "syscall") : -1, &p->syscall_fd, SPROF_FD_FILE);
     }
     return p;
 }
@@ -102,8 +103,8 @@ static struct proc_fds *proc_fds_for(int i, struct sprof_thread *t, int active)
 static void proc_fds_reset(int close_them)
 {
     for (int i = 0; i < SPROF_MAX_THREADS; i++) {
-        if (close_them && pfds[i].stat_fd >= 0) close(pfds[i].stat_fd);
-        if (close_them && pfds[i].syscall_fd >= 0) close(pfds[i].syscall_fd);
+        if (close_them) sprof_fd_close(&pfds[i].stat_fd);
+        if (close_them) sprof_fd_close(&pfds[i].syscall_fd);
         pfds[i] = (struct proc_fds){0, -1, -1};
     }
 }
