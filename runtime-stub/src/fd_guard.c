@@ -80,8 +80,9 @@ static int identify(int fd, int kind, uint64_t *dev, uint64_t *ino, uint64_t *id
     *dev = (uint64_t)st.st_dev;
     *ino = (uint64_t)st.st_ino;
     *id = 0;
-    /* PERF_EVENT_IOC_ID only once fstat matched the anon inode perf fds
-     * share (its '$' ioctl type belongs to perf alone) */
+    /* Every anon-inode descriptor (perf events, eventfd, epoll, ...) has
+     * the same st_dev/st_ino: the event id tells ours apart. Its '$' ioctl
+     * type is perf's alone; other anon inodes answer ENOTTY (measured). */
     if (kind == SPROF_FD_PERF && ioctl(fd, PERF_EVENT_IOC_ID, id) != 0) return -1;
     return 0;
 }
@@ -136,7 +137,7 @@ int sprof_fd_ours(int fd)
     struct owned_fd *e = find(fd);
     struct stat st;
     if (!e || fstat(fd, &st) != 0 || (uint64_t)st.st_dev != e->dev || (uint64_t)st.st_ino != e->ino) return 0;
-    /* the ioctl only once fstat matched the perf anon inode */
+    /* the ioctl only once fstat matched the anon inode (see identify) */
     uint64_t id = 0;
     if (e->kind == SPROF_FD_PERF && (ioctl(fd, PERF_EVENT_IOC_ID, &id) != 0 || id != e->event_id)) return 0;
     return 1;
