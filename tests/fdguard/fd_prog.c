@@ -2,7 +2,9 @@
  * them, dup2s over a range, or does it with raw system calls (as Go does),
  * then writes known lines into its own file while burning CPU, so the
  * profiler's writer flushes many times while the program's files are open.
- *   fd_prog CASE      CASE: closefrom | closeloop | dup2 | rawclose | rawdup | plain
+ *   fd_prog CASE      CASE: closefrom | closeloop | dup2 | takeover | rawclose | rawdup | plain
+ * takeover: dup2 and F_DUPFD onto every descriptor it did not open itself
+ * (under sprof: the runtime's), through libc, and writes through them.
  *   fd_prog mksock PATH   bind an AF_UNIX socket at PATH (file-rule tests)
  * Writes own.txt in the current directory; exit 0. */
 #define _GNU_SOURCE
@@ -43,8 +45,25 @@ static int open_own(void)
     return fd;
 }
 
-/* every descriptor >= 3 except keep, from /proc/self/fd */
-static int list_fds(int keep, int *out, int cap)
+/* close-on-exec set? From /proc/self/fdinfo: fcntl(F_GETFD) is what sprof
+ * answers EBADF for its own */
+static int cloexec(int fd)
+{
+    char path[64], buf[256];
+    snprintf(path, sizeof path, "/proc/self/fdinfo/%d", fd);
+    int f = open(path, O_RDONLY);
+    if (f < 0) return 0;
+    ssize_t n = read(f, buf, sizeof buf - 1);
+    close(f);
+    buf[n > 0 ? n : 0] = 0;
+    char *flags = strstr(buf, "flags:");
+    return flags && (strtoul(flags + 6, NULL, 8) & O_CLOEXEC);
+}
+
+/* every descriptor >= 3 except keep, from /proc/self/fd (only_cloexec:
+ * those the process opened itself, not inherited ones; under sprof, the
+ * runtime's) */
+static int list_fds(int keep, int only_cloexec, int *out, int cap)
 {
     DIR *d = opendir("/proc/self/fd");
     if (!d) return 0;
@@ -52,7 +71,8 @@ static int list_fds(int keep, int *out, int cap)
     struct dirent *e;
     while ((e = readdir(d)) && n < cap) {
         int fd = atoi(e->d_name);
-        if (e->d_name[0] != '.' && fd >= 3 && fd != keep && fd != self) out[n++] = fd;
+        if (e->d_name[0] != '.' && fd >= 3 && fd != keep && fd != self && (!only_cloexec || cloexec(fd)))
+            out[n++] = fd;
     }
     closedir(d);
     return n;
@@ -89,17 +109,28 @@ int main(int argc, char **argv)
             fds[nfds++] = fd;
             if (nfds == 64) break;
         }
+    } else if (!strcmp(c, "takeover")) {
+        own = open_own();
+        int others[4096], n = list_fds(own, 1, others, 4096);
+        for (int i = 0; i < n; i++) {
+            int fd = i == 0 ? fcntl(own, F_DUPFD, others[0]) : dup2(own, others[i]);
+            if (fd != others[i]) {
+                fprintf(stderr, "takeover: got %d, not %d\n", fd, others[i]);
+                return 3;
+            }
+            if (i < 63) fds[nfds++] = fd;
+        }
     } else if (!strcmp(c, "rawclose")) {
         syscall(SYS_close_range, 3u, ~0u, 0);
         own = open_own();
     } else if (!strcmp(c, "rawdup")) {
         own = open_own();
-        int others[4096], n = list_fds(own, others, 4096);
+        int others[4096], n = list_fds(own, 0, others, 4096);
         for (int i = 0; i < n; i++) syscall(SYS_dup3, own, others[i], 0);
     } else {
         own = open_own();
     }
-    if (strcmp(c, "dup2") != 0) fds[0] = own;
+    if (strcmp(c, "dup2") != 0) fds[0] = own; /* takeover: own, then the numbers it took */
     /* ~0.5 s of CPU, one line every ~2.5 ms through the program's descriptors */
     for (int i = 0; i < 200; i++) {
         char line[64];

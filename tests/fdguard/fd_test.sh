@@ -1,7 +1,8 @@
 #!/bin/sh
 # The program's descriptors and files are untouchable (issue 16, must-have 1).
 # Usage: fd_test.sh CASE FORM MECH
-#   CASE: closefrom | closeloop | dup2 (libc calls: interposed, recording goes
+#   CASE: closefrom | closeloop | dup2 | takeover (dup2 and F_DUPFD onto the
+#         runtime's own numbers) (libc calls: interposed, recording goes
 #         on) | rawclose | rawdup (raw system calls, as Go makes them: the
 #         identity check stops recording with one warning) | bash (`exec 3>f`)
 #   FORM: preload (fd_prog + LD_PRELOAD=libsprof.so) | static (fd_prog_static)
