@@ -102,7 +102,7 @@ static void entry_free(struct owned_fd *e, int fd)
 
 int sprof_fd_adopt(int fd, int *where, int kind)
 {
-    *where = -1;
+    sprof_fd_store(where, -1);
     if (fd < 0) return fd;
     int hi_fd = (int)syscall(SYS_fcntl, fd, F_DUPFD_CLOEXEC, sprof_fd_base());
     if (hi_fd >= 0) {
@@ -111,7 +111,7 @@ int sprof_fd_adopt(int fd, int *where, int kind)
     } else {
         syscall(SYS_fcntl, fd, F_SETFD, FD_CLOEXEC); /* no room up there: keep the number */
     }
-    *where = fd;
+    sprof_fd_store(where, fd);
     for (int i = 0; i < FD_ENTRIES; i++) {
         int expect = 0;
         struct owned_fd *e = &owned[i];
@@ -167,11 +167,11 @@ static void warn_lost(int fd, const char *what)
  * recording. Async-signal-safe but for the one warning. */
 void sprof_fd_lost(int *where)
 {
-    int fd = *where;
+    int fd = sprof_fd_load(where);
     if (fd < 0) return;
     struct owned_fd *e = find(fd);
     if (e) entry_free(e, fd);
-    *where = -1;
+    sprof_fd_store(where, -1);
     atomic_store(&g_sprof.running, 0);
     if (!atomic_exchange(&lost_warned, 1)) warn_lost(fd, where == &g_sprof.fd ? "the trace file" : "a sampling event");
 }
@@ -184,12 +184,13 @@ void sprof_fd_lost_number(int fd)
 
 int sprof_fd_checked(int *where)
 {
-    if (*where < 0) return -1;
-    if (!sprof_fd_ours(*where)) {
+    int fd = sprof_fd_load(where);
+    if (fd < 0) return -1;
+    if (!sprof_fd_ours(fd)) {
         sprof_fd_lost(where);
         return -1;
     }
-    return *where;
+    return fd;
 }
 
 void sprof_fd_close(int *where)
@@ -198,7 +199,7 @@ void sprof_fd_close(int *where)
     if (fd < 0) return;
     struct owned_fd *e = find(fd);
     if (e) entry_free(e, fd);
-    *where = -1;
+    sprof_fd_store(where, -1);
     sys_close(fd);
 }
 
@@ -206,7 +207,7 @@ void sprof_fd_close_all(void)
 {
     for (int i = 0, hi = atomic_load(&owned_hi); i < hi; i++) {
         int fd = atomic_load(&owned[i].fd_plus1) - 1;
-        if (fd >= 0 && *owned[i].where == fd) sprof_fd_close(owned[i].where);
+        if (fd >= 0 && sprof_fd_load(owned[i].where) == fd) sprof_fd_close(owned[i].where);
     }
 }
 
@@ -232,7 +233,7 @@ int sprof_fd_move_away(int fd)
         rc = -1;
     } else {
         bit_set(to, 1);
-        __atomic_store_n(e->where, to, __ATOMIC_RELEASE);
+        sprof_fd_store(e->where, to);
         atomic_store(&e->fd_plus1, to + 1);
         bit_set(fd, 0);
         sys_close(fd);

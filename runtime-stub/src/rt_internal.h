@@ -328,6 +328,10 @@ SPROF_HIDDEN int sprof_refuse_existing(const char *path);
 
 /* fd_guard.c: the runtime's own descriptors, apart from the program's */
 enum sprof_fd_kind { SPROF_FD_FILE = 0, SPROF_FD_PERF = 1 };
+/* The variable holding one of the runtime's numbers may be rewritten by
+ * another thread (sprof_fd_move_away): read and write it with these. */
+static inline int sprof_fd_load(const int *where) { return __atomic_load_n(where, __ATOMIC_ACQUIRE); }
+static inline void sprof_fd_store(int *where, int fd) { __atomic_store_n(where, fd, __ATOMIC_RELEASE); }
 SPROF_HIDDEN int sprof_fd_base(void); /* lowest number the runtime moves its descriptors to */
 /* Move fd high (close-on-exec), record its identity, store the number in
  * *where (the runtime variable that holds it from now on); returns it. */
