@@ -163,17 +163,27 @@ static void warn_lost(int fd, const char *what)
     (void)w;
 }
 
+/* drop number fd from the table and from the runtime's variable */
+static void forget(int *where, int fd)
+{
+    struct owned_fd *e = find(fd);
+    if (e) entry_free(e, fd);
+    sprof_fd_store(where, -1);
+}
+
 /* The number no longer holds our file: forget it, touch nothing, and stop
- * recording. Async-signal-safe but for the one warning. */
+ * recording. Async-signal-safe (the warning too). */
 void sprof_fd_lost(int *where)
 {
     int fd = sprof_fd_load(where);
     if (fd < 0) return;
     struct owned_fd *e = find(fd);
-    if (e) entry_free(e, fd);
-    sprof_fd_store(where, -1);
+    const char *what = where == &g_sprof.fd                 ? "the trace file"
+                       : e && e->kind == SPROF_FD_PERF ? "a perf_event sampling event"
+                                                       : "a /proc file of the sampler";
+    forget(where, fd);
     atomic_store(&g_sprof.running, 0);
-    if (!atomic_exchange(&lost_warned, 1)) warn_lost(fd, where == &g_sprof.fd ? "the trace file" : "a sampling event");
+    if (!atomic_exchange(&lost_warned, 1)) warn_lost(fd, what);
 }
 
 void sprof_fd_lost_number(int fd)
@@ -197,9 +207,7 @@ void sprof_fd_close(int *where)
 {
     int fd = sprof_fd_checked(where);
     if (fd < 0) return;
-    struct owned_fd *e = find(fd);
-    if (e) entry_free(e, fd);
-    sprof_fd_store(where, -1);
+    forget(where, fd);
     sys_close(fd);
 }
 
