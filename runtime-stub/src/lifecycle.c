@@ -72,8 +72,7 @@ static void fork_child(void)
 {
     if (!g_sprof.session) return;
     atomic_store(&g_sprof.running, 0);
-    if (g_sprof.fd >= 0) close(g_sprof.fd);
-    g_sprof.fd = -1;
+    sprof_fd_close_all(); /* the trace, perf events, /proc files: copies of the parent's */
     g_sprof.session = g_sprof.open_pending = 0;
     if (sprof_self && sprof_self->altstack) {
         stack_t off = {.ss_sp = NULL, .ss_size = 0, .ss_flags = SS_DISABLE};
@@ -84,7 +83,6 @@ static void fork_child(void)
         struct sprof_thread *t = &g_sprof.threads[i];
         if (atomic_load(&t->state) == SLOT_FREE) continue;
         if (t->perf_base) munmap(t->perf_base, t->perf_len);
-        if (t->perf_fd >= 0) close(t->perf_fd);
         if (t->altstack) munmap(t->altstack, t->altstack_len);
         t->perf_base = t->altstack = NULL;
         t->perf_fd = -1;

@@ -130,7 +130,7 @@ int sprof_perf_thread_start(struct sprof_thread *t)
         size_t len = (size_t)page * (pages + 1);
         void *p = mmap(NULL, len, PROT_READ | PROT_WRITE, MAP_SHARED, fd, 0);
         if (p != MAP_FAILED) {
-            t->perf_fd = fd;
+            sprof_fd_adopt(fd, &t->perf_fd, SPROF_FD_PERF); /* high, identity kept */
             t->perf_base = p;
             t->perf_len = len;
             return 0;
@@ -143,19 +143,22 @@ int sprof_perf_thread_start(struct sprof_thread *t)
 
 void sprof_perf_thread_enable(struct sprof_thread *t)
 {
-    if (t->perf_fd >= 0) ioctl(t->perf_fd, PERF_EVENT_IOC_ENABLE, 0);
+    int fd = sprof_fd_checked(&t->perf_fd);
+    if (fd >= 0) ioctl(fd, PERF_EVENT_IOC_ENABLE, 0);
 }
 
 uint64_t sprof_perf_count(struct sprof_thread *t)
 {
     uint64_t v = 0;
-    if (t->perf_fd < 0 || read(t->perf_fd, &v, sizeof v) != (ssize_t)sizeof v) return 0;
+    int fd = sprof_fd_checked(&t->perf_fd);
+    if (fd < 0 || read(fd, &v, sizeof v) != (ssize_t)sizeof v) return 0;
     return v;
 }
 
 void sprof_perf_thread_stop(struct sprof_thread *t)
 {
-    if (t->perf_fd >= 0) ioctl(t->perf_fd, PERF_EVENT_IOC_DISABLE, 0);
+    int fd = sprof_fd_checked(&t->perf_fd);
+    if (fd >= 0) ioctl(fd, PERF_EVENT_IOC_DISABLE, 0);
 }
 
 static uint8_t wrap_buf[65536 + 64];
@@ -275,7 +278,8 @@ static void adjust_period(struct sprof_thread *t)
     if (want < 10000) want = 10000; /* the kernel's floor for hrtimer sampling */
     uint64_t diff = want > cur ? want - cur : cur - want;
     if (diff * 500 < nominal) return; /* within 0.2 %: leave it */
-    if (ioctl(t->perf_fd, PERF_EVENT_IOC_PERIOD, &want) == 0) t->perf_period = want;
+    int fd = sprof_fd_checked(&t->perf_fd);
+    if (fd >= 0 && ioctl(fd, PERF_EVENT_IOC_PERIOD, &want) == 0) t->perf_period = want;
 }
 
 /* Bytes of sample data in a thread's perf ring (after its header page). */

@@ -176,8 +176,7 @@ void sprof_thread_release_perf(struct sprof_thread *t)
 {
     if (t->perf_base) munmap(t->perf_base, t->perf_len);
     t->perf_base = NULL;
-    if (t->perf_fd >= 0) close(t->perf_fd);
-    t->perf_fd = -1;
+    sprof_fd_close(&t->perf_fd);
 }
 
 /* Writer thread, io_lock held, after the slot's final drain. */

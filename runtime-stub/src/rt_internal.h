@@ -344,6 +344,30 @@ SPROF_HIDDEN void sprof_fatal_flush(void);
 SPROF_HIDDEN void sprof_exit_flush(void);
 SPROF_HIDDEN uint64_t sprof_profiled_cpu_ns(void); /* CPU of profiled threads since registration */
 
+/* file_rules.c: SPROF_OUT exists and is no regular file of this user: say so (1) */
+SPROF_HIDDEN int sprof_refuse_existing(const char *path);
+
+/* fd_guard.c: the runtime's own descriptors, apart from the program's */
+enum sprof_fd_kind { SPROF_FD_FILE = 0, SPROF_FD_PERF = 1 };
+/* The variable holding one of the runtime's numbers may be rewritten by
+ * another thread (sprof_fd_move_away): read and write it with these. */
+static inline int sprof_fd_load(const int *where) { return __atomic_load_n(where, __ATOMIC_ACQUIRE); }
+static inline void sprof_fd_store(int *where, int fd) { __atomic_store_n(where, fd, __ATOMIC_RELEASE); }
+SPROF_HIDDEN int sprof_fd_base(void); /* lowest number the runtime moves its descriptors to */
+/* Move fd high (close-on-exec), record its identity, store the number in
+ * *where (the runtime variable that holds it from now on); returns it. */
+SPROF_HIDDEN int sprof_fd_adopt(int fd, int *where, int kind);
+SPROF_HIDDEN int sprof_fd_ours(int fd); /* does fd still hold the file adopted under that number? */
+SPROF_HIDDEN int sprof_fd_checked(int *where); /* *where if still ours, else forget it (sprof_fd_lost): -1 */
+SPROF_HIDDEN void sprof_fd_lost(int *where); /* forget without touching; recording stops; one warning */
+SPROF_HIDDEN void sprof_fd_lost_number(int fd);
+SPROF_HIDDEN void sprof_fd_close(int *where); /* close if still ours; *where = -1 */
+SPROF_HIDDEN void sprof_fd_close_all(void);  /* forked child: the parent's descriptors */
+SPROF_HIDDEN int sprof_fd_is_owned_number(int fd); /* fast check for the interposed calls */
+SPROF_HIDDEN int sprof_fd_move_away(int fd); /* the program takes this number: ours moves */
+/* our numbers in [lo, hi], the `cap` smallest, sorted */
+SPROF_HIDDEN int sprof_fd_list_in(unsigned lo, unsigned hi, int *out, int cap);
+
 /* lifecycle (init.c) */
 SPROF_HIDDEN void sprof_start(void);
 SPROF_HIDDEN void sprof_stop(void);

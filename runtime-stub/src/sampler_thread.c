@@ -61,7 +61,7 @@ static int open_task_file(uint32_t tid, const char *what)
 static char thread_state(struct proc_fds *p, uint64_t *faults)
 {
     char buf[512];
-    ssize_t n = pread(p->stat_fd, buf, sizeof buf - 1, 0);
+    ssize_t n = pread(sprof_fd_load(&p->stat_fd), buf, sizeof buf - 1, 0);
     if (n <= 0) return 0;
     buf[n] = 0;
     char *rp = strrchr(buf, ')');
@@ -86,15 +86,16 @@ static struct proc_fds *proc_fds_for(int i, struct sprof_thread *t, int active)
 {
     struct proc_fds *p = &pfds[i];
     if (p->tid && (!active || p->tid != t->tid)) {
-        if (p->stat_fd >= 0) close(p->stat_fd);
-        if (p->syscall_fd >= 0) close(p->syscall_fd);
+        sprof_fd_close(&p->stat_fd);
+        sprof_fd_close(&p->syscall_fd);
         *p = (struct proc_fds){0, -1, -1};
     }
     if (!active) return NULL;
     if (!p->tid) {
         p->tid = t->tid;
-        p->stat_fd = open_task_file(t->tid, "stat");
-        p->syscall_fd = sprof_is_wall() ? open_task_file(t->tid, "syscall") : -1;
+        /* held across program code: high numbers, identity checked before close */
+        sprof_fd_adopt(open_task_file(t->tid, "stat"), &p->stat_fd, SPROF_FD_FILE);
+        sprof_fd_adopt(sprof_is_wall() ? open_task_file(t->tid, "syscall") : -1, &p->syscall_fd, SPROF_FD_FILE);
     }
     return p;
 }
@@ -102,8 +103,8 @@ static struct proc_fds *proc_fds_for(int i, struct sprof_thread *t, int active)
 static void proc_fds_reset(int close_them)
 {
     for (int i = 0; i < SPROF_MAX_THREADS; i++) {
-        if (close_them && pfds[i].stat_fd >= 0) close(pfds[i].stat_fd);
-        if (close_them && pfds[i].syscall_fd >= 0) close(pfds[i].syscall_fd);
+        if (close_them) sprof_fd_close(&pfds[i].stat_fd);
+        if (close_them) sprof_fd_close(&pfds[i].syscall_fd);
         pfds[i] = (struct proc_fds){0, -1, -1};
     }
 }
@@ -136,7 +137,7 @@ static void pace_cpuclock(void)
              * signalled when it has run again. One pread of its stat. */
             uint64_t faults = 0;
             if (cpu >= t->pacer_next_cpu_ns && !atomic_load(&t->pending) &&
-                (p->stat_fd < 0 || thread_state(p, &faults) == 'R') && !atomic_exchange(&t->pending, 1)) {
+                (sprof_fd_load(&p->stat_fd) < 0 || thread_state(p, &faults) == 'R') && !atomic_exchange(&t->pending, 1)) {
                 /* the handler tells from these whether the thread entered
                  * the kernel between this decision and the signal's arrival */
                 atomic_store_explicit(&t->pacer_faults, faults, memory_order_relaxed);
@@ -165,7 +166,7 @@ static void offcpu_sample(struct sprof_thread *t, struct proc_fds *p, uint8_t *r
                           uint8_t *copy, size_t copy_cap)
 {
     char buf[256];
-    ssize_t n = pread(p->syscall_fd, buf, sizeof buf - 1, 0);
+    ssize_t n = pread(sprof_fd_load(&p->syscall_fd), buf, sizeof buf - 1, 0);
     if (n <= 0) return;
     buf[n] = 0;
     if (!strncmp(buf, "running", 7)) { /* woke up meanwhile: sample it on CPU */
@@ -226,7 +227,7 @@ static void pace_wall(void)
             int active = atomic_load_explicit(&t->state, memory_order_acquire) == SLOT_ACTIVE;
             struct proc_fds *p = proc_fds_for(i, t, active);
             if (!p) continue;
-            char st = p->stat_fd >= 0 ? thread_state(p, NULL) : 'R';
+            char st = sprof_fd_load(&p->stat_fd) >= 0 ? thread_state(p, NULL) : 'R';
             if (g_sprof.mech == SPROF_MECH_WALL_PERF) {
                 /* Runnable time the task clock did not see (waiting for a CPU)
                  * goes to the thread's next on-CPU sample, as a late signal's
@@ -234,7 +235,7 @@ static void pace_wall(void)
                 uint64_t wnow = sprof_now_ns(CLOCK_MONOTONIC), cpu = 0;
                 struct timespec ts;
                 if (clock_gettime(t->cpuclock, &ts) == 0) cpu = (uint64_t)ts.tv_sec * 1000000000ull + (uint64_t)ts.tv_nsec;
-                if (st == 'R' || st == 0 || p->syscall_fd < 0) {
+                if (st == 'R' || st == 0 || sprof_fd_load(&p->syscall_fd) < 0) {
                     uint64_t prev = atomic_exchange(&t->last_wall_ns, wnow);
                     if (t->look_cpu_ns && cpu >= t->look_cpu_ns && wnow > prev && wnow - prev > cpu - t->look_cpu_ns)
                         atomic_fetch_add(&t->wait_ns, (wnow - prev) - (cpu - t->look_cpu_ns));
@@ -242,7 +243,7 @@ static void pace_wall(void)
                     offcpu_sample(t, p, rec_buf, rec_cap, copy, copy_cap);
                 }
                 t->look_cpu_ns = cpu;
-            } else if (st == 'R' || st == 0 || p->syscall_fd < 0) {
+            } else if (st == 'R' || st == 0 || sprof_fd_load(&p->syscall_fd) < 0) {
                 if (!atomic_exchange(&t->pending, 1)) {
                     if (tgkill_tid(t->tid, g_sprof.sig) != 0) atomic_store(&t->pending, 0);
                 }

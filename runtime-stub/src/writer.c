@@ -86,10 +86,9 @@ static int open_trace_file(void)
     const char *path = g_sprof.cfg.out_path;
     int flags = O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC | O_NOFOLLOW;
     int fd = open(path, flags, 0600);
+    if (fd < 0 && errno == EEXIST && sprof_refuse_existing(path)) return -1; /* not a file of ours */
     if (fd < 0 && errno == EEXIST && g_sprof.cfg.overwrite) {
-        struct stat st;
-        /* unlink the name itself (a symlink is removed, never followed) */
-        if (lstat(path, &st) == 0 && !S_ISDIR(st.st_mode) && unlink(path) == 0) fd = open(path, flags, 0600);
+        if (unlink(path) == 0) fd = open(path, flags, 0600);
     } else if (fd < 0 && errno == EEXIST && g_sprof.cfg.path_has_pid && written_by_us_before_exec(path)) {
         char old[sizeof g_sprof.cfg.out_path + 24];
         if (move_aside(path, old, sizeof old) == 0) {
@@ -104,7 +103,7 @@ static int open_trace_file(void)
         else
             sprof_warn("cannot create %s: %s; running unprofiled", path, strerror(errno));
     }
-    return fd;
+    return sprof_fd_adopt(fd, &g_sprof.fd, SPROF_FD_FILE);
 }
 
 /* A forked child creates its file at its writer's first flush, not at
@@ -126,6 +125,7 @@ static void ensure_open(void)
 void sprof_out_flush(void)
 {
     ensure_open();
+    if (out_len) sprof_fd_checked(&g_sprof.fd); /* still our file? else: forget it, stop */
     uint32_t off = 0;
     while (off < out_len && !write_failed && g_sprof.fd >= 0) {
         ssize_t n = write(g_sprof.fd, out_buf + off, out_len - off);
@@ -619,8 +619,7 @@ static void finish_locked(void)
     g_sprof.final_cpu_ns = sprof_now_ns(CLOCK_THREAD_CPUTIME_ID) - t0;
     emit_stats();
     write_end();
-    if (g_sprof.fd >= 0) close(g_sprof.fd);
-    g_sprof.fd = -1;
+    sprof_fd_close(&g_sprof.fd);
     g_sprof.session = 0;
 }
 
