@@ -98,7 +98,13 @@ struct sprof_thread *sprof_thread_register(uint64_t start_pc)
             t->scratch = p == MAP_FAILED ? NULL : p;
             t->scratch_cap = t->scratch ? need : 0;
         }
-        ok = t->scratch && sprof_ring_init(&t->ring, SPROF_RING_BYTES) == 0;
+        uint8_t *ring;
+        sprof_spare_take(&ring, &t->spare_alt);
+        if (ring) {
+            t->ring.buf = ring;
+            t->ring.cap = SPROF_RING_BYTES;
+        }
+        ok = t->scratch && (ring || sprof_ring_init(&t->ring, SPROF_RING_BYTES) == 0);
         if (ok) {
             sprof_self = t; /* before the timer can fire */
             ok = sprof_signal_thread_start(t) == 0;
@@ -191,9 +197,10 @@ void sprof_thread_release(struct sprof_thread *t)
     if (t->stat_fd >= 0) close(t->stat_fd);
     if (t->syscall_fd >= 0) close(t->syscall_fd);
     t->stat_fd = t->syscall_fd = -1;
-    if (t->altstack) munmap(t->altstack, t->altstack_len);
+    sprof_spare_give(t->ring.buf, t->ring.cap, t->altstack, t->altstack_len);
     t->altstack = NULL;
-    sprof_ring_free(&t->ring);
+    t->ring.buf = NULL;
+    t->ring.cap = 0;
     atomic_store(&t->freed_epoch, atomic_load_explicit(&g_sprof.sampler_epoch, memory_order_acquire) + 1);
     atomic_store(&t->state, SLOT_FREE);
     int i = (int)(t - g_sprof.threads), h = atomic_load(&free_hint);

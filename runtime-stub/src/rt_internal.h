@@ -20,6 +20,7 @@
 #define SPROF_HIDDEN __attribute__((visibility("hidden")))
 
 #define SPROF_MAX_THREADS 1024
+#define SPROF_ALTSTACK_BYTES (64u * 1024u) /* the runtime's alternate signal stack for a thread */
 /* how often the writer looks for threads waiting for their perf event,
  * for a while after it opened one (registry.c, writer.c) */
 #define SPROF_ATTACH_POLL_NS 1000000ull
@@ -116,6 +117,7 @@ struct sprof_thread {
     timer_t ptimer;
     void *altstack;
     size_t altstack_len;
+    void *spare_alt; /* set-up only: a used alternate stack to take (spare_pool.c) */
     int ptimer_ok;
 
     /* tick kernel sampler (kernel_sampler.c); handler only but for the start values */
@@ -329,6 +331,9 @@ SPROF_HIDDEN void sprof_fatal_install(void);
 /* writer.c */
 SPROF_HIDDEN int sprof_writer_open(int lazy); /* lazy: create the file at the first flush */
 SPROF_HIDDEN int sprof_writer_start(void);
+/* spare_pool.c */
+SPROF_HIDDEN void sprof_spare_give(uint8_t *ring, uint32_t ring_cap, void *alt, size_t alt_len);
+SPROF_HIDDEN void sprof_spare_take(uint8_t **ring, void **alt);
 SPROF_HIDDEN void sprof_writer_wake(void);
 SPROF_HIDDEN void sprof_writer_finish(void); /* stop thread, drain, STATS, END, close */
 SPROF_HIDDEN void sprof_out_append(const void *rec, uint32_t len);
