@@ -25,6 +25,7 @@ static void on_fatal(int sig, siginfo_t *si, void *uc)
     int saved = errno;
     if (!atomic_exchange(&once, 1)) {
         atomic_store(&g_sprof.running, 0);
+        sprof_set_end_reason(SPROF_END_FATAL_SIGNAL, (uint32_t)sig);
         sprof_fatal_flush();
     }
     /* SA_RESETHAND made the action SIG_DFL. A fault re-executes and kills;
@@ -103,6 +104,7 @@ static void fork_child(void)
 static void reset_counters(void)
 {
     atomic_store(&g_sprof.stopping, 0);
+    atomic_store(&g_sprof.problems, 0);
     atomic_store(&g_sprof.threads_seen, 0);
     atomic_store(&g_sprof.exited_cpu_ns, 0);
     atomic_store(&g_sprof.unregistered_signals, 0);
@@ -280,6 +282,7 @@ void sprof_before_exec(void)
      * moves it aside to <path>.pre-exec if it reuses the name), stop the
      * sampler thread, so nothing signals us any more, then drop what it may
      * have queued. If execve fails the process runs on unprofiled. */
+    sprof_set_end_reason(SPROF_END_EXEC, 0);
     sprof_stop();
     sprof_signal_release_for_exec();
 }
@@ -293,6 +296,7 @@ void sprof_before_exit(void)
     if (getpid() != g_sprof.pid || !g_sprof.session) return;
     atomic_store(&g_sprof.stop_cpu_ns, sprof_profiled_cpu_ns());
     atomic_store(&g_sprof.running, 0);
+    sprof_set_end_reason(SPROF_END_UNDERSCORE_EXIT, 0);
     sprof_exit_flush();
 }
 

@@ -52,6 +52,7 @@ struct sprof_config {
     int overwrite;
     uint32_t perf_stack;  /* SPROF_PERF_STACK: bytes of user stack per perf_event sample */
     int kernel;           /* SPROF_KERNEL: enum sprof_kernel_choice */
+    int quiet;            /* SPROF_QUIET=1: no line on stderr at exit */
     char pattern[4096]; /* SPROF_OUT before %p expansion (fork children re-expand) */
 };
 
@@ -176,6 +177,9 @@ struct sprof_globals {
     uint64_t weight_written, kernel_weight_written; /* writer: sums over the samples written */
     _Atomic uint64_t writer_cpu_ns, sampler_cpu_ns;  /* own threads' CPU, as each last read it */
     uint64_t final_cpu_ns;                           /* the final drain's CPU (io_lock held) */
+    _Atomic uint32_t problems; /* enum sprof_problem bits seen so far (STATS.problems) */
+    uint32_t write_errno;      /* SPROF_PROBLEM_WRITE_FAILED: errno of the failed write */
+    uint64_t file_bytes;       /* bytes of the trace written (io_lock held) */
 };
 
 extern struct sprof_globals g_sprof SPROF_HIDDEN;
@@ -305,6 +309,11 @@ SPROF_HIDDEN void sprof_signal_thread_stop(struct sprof_thread *t);
 SPROF_HIDDEN int sprof_sampler_start(void); /* pacer thread (cpuclock, wall) */
 SPROF_HIDDEN void sprof_sampler_stop(void);
 SPROF_HIDDEN void sprof_fatal_install(void);
+/* Is the profiling signal's action still our handler? If not, note
+ * SPROF_PROBLEM_SIGNAL_TAKEN (once) and return 0. 1 when no signal is used. */
+SPROF_HIDDEN int sprof_signal_still_ours(void);
+/* The program took the signal: disarm every timer that sends it (writer). */
+SPROF_HIDDEN void sprof_signal_silence(void);
 
 /* writer.c */
 SPROF_HIDDEN int sprof_writer_open(int lazy); /* lazy: create the file at the first flush */
@@ -321,6 +330,11 @@ SPROF_HIDDEN void sprof_io_lock(void);
 SPROF_HIDDEN void sprof_io_unlock(void);
 SPROF_HIDDEN void sprof_fatal_flush(void);
 SPROF_HIDDEN void sprof_exit_flush(void);
+/* Why the trace is about to end (END.reason, enum sprof_end_reason; sig for FATAL_SIGNAL). */
+SPROF_HIDDEN void sprof_set_end_reason(uint32_t reason, uint32_t sig);
+SPROF_HIDDEN uint32_t sprof_end_reason(void);
+/* The last STATS record built (by a pass or the finish), for the exit line. */
+SPROF_HIDDEN const struct sprof_rec_stats *sprof_last_stats(void);
 SPROF_HIDDEN uint64_t sprof_profiled_cpu_ns(void); /* CPU of profiled threads since registration */
 
 /* lifecycle (init.c) */
@@ -331,5 +345,17 @@ SPROF_HIDDEN void sprof_before_exec(void);
 /* Called by the _exit wrappers (exit_interpose.c); async-signal-safe. */
 SPROF_HIDDEN void sprof_before_exit(void);
 SPROF_HIDDEN void sprof_after_fork_child(void);
+
+/* exit_report.c: the one line on stderr at exit (async-signal-safe) */
+SPROF_HIDDEN void sprof_exit_report(void);
+/* writer, once a second: threads that block the profiling signal */
+SPROF_HIDDEN void sprof_check_blocked_signal(void);
+
+/* process_rule.c: which process of a tree holds the trace's name (docs/runtime.md, "Wrappers") */
+/* open path, the name exists: take it over from a wrapper ancestor; 1 if it is free now */
+SPROF_HIDDEN int sprof_rule_take_from_wrapper(const char *path);
+/* finish, before the descriptor closes: remove an empty trace left at exec
+ * or by a wrapper whose name went to a descendant; 1 = stay silent at exit */
+SPROF_HIDDEN int sprof_rule_at_finish(int fd);
 
 #endif

@@ -1,0 +1,160 @@
+/* Which process of a tree holds the trace's name (docs/runtime.md,
+ * "Wrappers and process trees"). SPROF_OUT and LD_PRELOAD are inherited,
+ * so a wrapper (sh -c, timeout, env, make) starts profiling before the
+ * program the user meant. The rule:
+ *  - a process that execs before it has a single sample leaves no file:
+ *    the image it execs takes the name (env, exec-ing shells);
+ *  - a process whose name is held by a live ancestor that has recorded
+ *    almost nothing (a wrapper that forked it and waits) takes the name
+ *    over; the ancestor's trace moves to <name>.<ancestor pid>;
+ *  - at its exit, a process that lost its name that way removes its trace
+ *    and prints nothing if it still is a wrapper's (at most hz/10
+ *    samples); a larger one stays as <name>.<pid>, named by its exit line.
+ * Everything here is async-signal-safe where the finish path needs it. */
+#define _GNU_SOURCE
+#include <errno.h>
+#include <fcntl.h>
+#include <stdio.h>
+#include <string.h>
+#include <sys/mman.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "rt_internal.h"
+
+#define WRAPPER_TRACE_MAX (4u << 20) /* a wrapper's trace is a few KiB */
+
+/* path + "." + pid, without stdio (finish may run in a signal handler) */
+static void name_with_pid(const char *path, uint32_t pid, char *out, size_t outlen)
+{
+    size_t o = 0;
+    while (*path && o + 12 < outlen) out[o++] = *path++;
+    out[o++] = '.';
+    char d[12];
+    int n = 0;
+    do { d[n++] = (char)('0' + pid % 10); pid /= 10; } while (pid);
+    while (n) out[o++] = d[--n];
+    out[o] = 0;
+}
+
+/* The parent pid of pid, from /proc/<pid>/stat (field 4, after the
+ * parenthesised command name); 0 if unknown. */
+static pid_t parent_of(pid_t pid)
+{
+    char path[48], buf[512];
+    snprintf(path, sizeof path, "/proc/%d/stat", (int)pid);
+    int fd = open(path, O_RDONLY | O_CLOEXEC);
+    if (fd < 0) return 0;
+    ssize_t n = read(fd, buf, sizeof buf - 1);
+    close(fd);
+    if (n <= 0) return 0;
+    buf[n] = 0;
+    const char *p = strrchr(buf, ')');
+    int ppid = 0;
+    if (!p || sscanf(p + 1, " %*c %d", &ppid) != 1) return 0;
+    return (pid_t)ppid;
+}
+
+static int is_ancestor(pid_t who)
+{
+    pid_t p = getppid();
+    for (int depth = 0; p > 1 && depth < 64; depth++) {
+        if (p == who) return 1;
+        p = parent_of(p);
+    }
+    return 0;
+}
+
+/* At most this many samples, a trace is a wrapper's (100 ms of CPU). */
+static uint64_t wrapper_samples(uint32_t hz) { return hz / 10; }
+
+/* A trace still being written (no END) by a wrapper: its INFO pid; 0 if not. */
+static pid_t live_wrapper_trace(int fd, uint64_t size)
+{
+    const uint8_t *m = mmap(NULL, size, PROT_READ, MAP_PRIVATE, fd, 0);
+    if (m == MAP_FAILED) return 0;
+    pid_t pid = 0;
+    uint32_t hz = 0;
+    uint64_t samples = 0, off = sizeof(struct sprof_trace_file_header);
+    int ended = 0;
+    if (memcmp(m, SPROF_TRACE_MAGIC, 8) == 0) {
+        while (off + sizeof(struct sprof_rec_hdr) <= size) {
+            struct sprof_rec_hdr h;
+            memcpy(&h, m + off, sizeof h);
+            if (h.size < sizeof h || h.size % 8 || h.size > size - off) break;
+            if (h.type == SPROF_REC_INFO && !pid && h.size >= sizeof(struct sprof_rec_info)) {
+                struct sprof_rec_info info;
+                memcpy(&info, m + off, sizeof info);
+                pid = (pid_t)info.pid;
+                hz = info.hz;
+            } else if (h.type == SPROF_REC_SAMPLE) {
+                samples++;
+            } else if (h.type == SPROF_REC_END) {
+                ended = 1;
+            }
+            off += h.size;
+        }
+    }
+    munmap((void *)m, size);
+    if (ended || samples > wrapper_samples(hz)) return 0;
+    return pid;
+}
+
+/* rename without replacing anything (link + unlink where renameat2 is missing) */
+static int rename_noreplace(const char *from, const char *to)
+{
+    if (renameat2(AT_FDCWD, from, AT_FDCWD, to, RENAME_NOREPLACE) == 0) return 0;
+    if (errno != EINVAL && errno != ENOSYS) return -1;
+    if (link(from, to) != 0) return -1;
+    return unlink(from);
+}
+
+int sprof_rule_take_from_wrapper(const char *path)
+{
+    int fd = open(path, O_RDONLY | O_NOFOLLOW | O_CLOEXEC | O_NONBLOCK);
+    if (fd < 0) return 0;
+    struct stat st;
+    pid_t holder = 0;
+    if (fstat(fd, &st) == 0 && S_ISREG(st.st_mode) && st.st_uid == geteuid() &&
+        st.st_size >= (off_t)(sizeof(struct sprof_trace_file_header) + sizeof(struct sprof_rec_info)) &&
+        st.st_size <= (off_t)WRAPPER_TRACE_MAX)
+        holder = live_wrapper_trace(fd, (uint64_t)st.st_size);
+    close(fd);
+    if (holder <= 1 || holder == getpid() || !is_ancestor(holder)) return 0;
+    char moved[sizeof g_sprof.cfg.out_path + 16];
+    name_with_pid(path, (uint32_t)holder, moved, sizeof moved);
+    return rename_noreplace(path, moved) == 0;
+}
+
+static int same_file(const char *path, const struct stat *mine)
+{
+    struct stat st;
+    return lstat(path, &st) == 0 && st.st_dev == mine->st_dev && st.st_ino == mine->st_ino;
+}
+
+int sprof_rule_at_finish(int fd)
+{
+    struct stat mine;
+    if (fstat(fd, &mine) != 0) return 0;
+    int empty = g_sprof.samples_written == 0 && g_sprof.weight_written == 0;
+    const char *path = g_sprof.cfg.out_path;
+    if (same_file(path, &mine)) {
+        /* exec before any sample: the next image takes the name */
+        if (empty && sprof_end_reason() == SPROF_END_EXEC) {
+            unlink(path);
+            return 1;
+        }
+        return 0;
+    }
+    char moved[sizeof g_sprof.cfg.out_path + 16];
+    name_with_pid(path, (uint32_t)getpid(), moved, sizeof moved);
+    if (!same_file(moved, &mine)) return 0; /* moved or removed by someone else: say where it was */
+    if (g_sprof.samples_written <= wrapper_samples(g_sprof.cfg.hz)) {
+        unlink(moved); /* a wrapper's few samples are not what the user asked for */
+        return 1;
+    }
+    /* it did real work after all: keep it, and the exit line names it */
+    size_t n = strlen(moved);
+    if (n < sizeof g_sprof.cfg.out_path) memcpy(g_sprof.cfg.out_path, moved, n + 1);
+    return 0;
+}
