@@ -7,6 +7,7 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include "rt_internal.h"
@@ -104,9 +105,24 @@ static void put_no_samples(struct line *l, const struct sprof_rec_stats *st, uin
     }
 }
 
+/* stderr as the program had it when profiling started */
+static struct stat stderr_at_start;
+static int stderr_known;
+
+void sprof_exit_report_prepare(void) { stderr_known = fstat(2, &stderr_at_start) == 0; }
+
+/* Is descriptor 2 still that stderr? A program that closed it may have
+ * reused the number for a file of its own, which the line must not touch. */
+static int stderr_unchanged(void)
+{
+    struct stat now;
+    return stderr_known && fstat(2, &now) == 0 && now.st_dev == stderr_at_start.st_dev &&
+           now.st_ino == stderr_at_start.st_ino && now.st_rdev == stderr_at_start.st_rdev;
+}
+
 void sprof_exit_report(void)
 {
-    if (g_sprof.cfg.quiet) return;
+    if (g_sprof.cfg.quiet || !stderr_unchanged()) return;
     const struct sprof_rec_stats *st = sprof_last_stats();
     uint32_t problems = atomic_load(&g_sprof.problems);
     struct line l;

@@ -190,6 +190,7 @@ static void start_common(int lazy_file)
     g_sprof.period_ns = 1000000000ull / g_sprof.cfg.hz;
     if (g_sprof.period_ns == 0) g_sprof.period_ns = 1;
     reset_counters();
+    sprof_exit_report_prepare();
     if (sprof_writer_open(lazy_file) != 0) return;
     g_sprof.start_mono_ns = sprof_now_ns(CLOCK_MONOTONIC);
     g_sprof.mech = choose_mechanism();

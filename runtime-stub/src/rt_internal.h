@@ -348,6 +348,7 @@ SPROF_HIDDEN void sprof_after_fork_child(void);
 
 /* exit_report.c: the one line on stderr at exit (async-signal-safe) */
 SPROF_HIDDEN void sprof_exit_report(void);
+SPROF_HIDDEN void sprof_exit_report_prepare(void); /* at start: which file stderr is */
 /* writer, once a second: threads that block the profiling signal */
 SPROF_HIDDEN void sprof_check_blocked_signal(void);
 

@@ -4,6 +4,8 @@
  *   exit_prog take SECS     install its own handler on every real-time signal
  *                           (as the Go runtime does), then burn CPU
  *   exit_prog block SECS    block every real-time signal, then burn CPU
+ *   exit_prog reuse2 SECS   close stderr, open own.txt (it gets descriptor 2),
+ *                           write "mine\n" to it, burn CPU, exit normally
  *   exit_prog rawexit SECS  burn CPU, then leave through a raw exit_group
  *                           system call (as Go's os.Exit does): no destructor,
  *                           no _exit wrapper
@@ -13,6 +15,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <fcntl.h>
 #include <sys/syscall.h>
 #include <time.h>
 #include <unistd.h>
@@ -60,8 +63,12 @@ int main(int argc, char **argv)
         sigemptyset(&rt);
         for (int s = SIGRTMIN; s <= SIGRTMAX; s++) sigaddset(&rt, s);
         sigprocmask(SIG_BLOCK, &rt, NULL);
+    } else if (!strcmp(what, "reuse2")) {
+        close(2);
+        int fd = open("own.txt", O_WRONLY | O_CREAT | O_TRUNC, 0600);
+        if (fd != 2 || write(fd, "mine\n", 5) != 5) return 3;
     } else if (strcmp(what, "spin") != 0 && strcmp(what, "rawexit") != 0) {
-        fprintf(stderr, "usage: exit_prog spin|empty|take|block|rawexit [SECS]\n");
+        fprintf(stderr, "usage: exit_prog spin|empty|take|block|reuse2|rawexit [SECS]\n");
         return 2;
     }
     burn(secs);

@@ -2,7 +2,7 @@
 # The runtime's one line on stderr at exit, and how `sprof-trace info` names
 # the same problems (docs/runtime.md, "The exit line").
 # Usage: exitline_test.sh CASE FORM
-#   CASE: good | quiet | empty | diskfull | fsize | taken | blocked | rawexit
+#   CASE: good | quiet | empty | diskfull | fsize | taken | blocked | reuse2 | rawexit
 #   FORM: preload (exit_prog + LD_PRELOAD=libsprof.so) | static (exit_prog_static)
 # Exit 77 (skipped) for diskfull when not root (it mounts a 64 KiB tmpfs).
 # Env from ctest: SPROF_BIN, SPROF_LIB.
@@ -101,6 +101,13 @@ blocked)
     one_line t.bin
     grep -q "SIGNAL BLOCKED: the program blocked sprof's signal" err || fail "blocked signal not named"
     info_has t.bin 'SIGNAL BLOCKED'
+    ;;
+reuse2)
+    # the program closed stderr and its own file took descriptor 2: the
+    # exit line must not go into that file
+    run SPROF_OUT=t.bin -- reuse2 0.2 || fail "program failed"
+    [ "$(cat own.txt)" = mine ] || fail "the program's own file changed: $(cat own.txt)"
+    info_has t.bin '^ended: *exit (clean)'
     ;;
 rawexit)
     # exit_group straight from the program: no sprof code runs, so no exit
