@@ -108,8 +108,13 @@ static void put_no_samples(struct line *l, const struct sprof_rec_stats *st, uin
 /* stderr as the program had it when profiling started */
 static struct stat stderr_at_start;
 static int stderr_known;
+static int exits_unseen; /* no exit line will come (exit_paths.c) */
 
-void sprof_exit_report_prepare(void) { stderr_known = fstat(2, &stderr_at_start) == 0; }
+void sprof_exit_report_prepare(void)
+{
+    stderr_known = fstat(2, &stderr_at_start) == 0;
+    exits_unseen = sprof_exits_unseen();
+}
 
 /* Is descriptor 2 still that stderr? A program that closed it may have
  * reused the number for a file of its own, which the line must not touch. */
@@ -118,6 +123,61 @@ static int stderr_unchanged(void)
     struct stat now;
     return stderr_known && fstat(2, &now) == 0 && now.st_dev == stderr_at_start.st_dev &&
            now.st_ino == stderr_at_start.st_ino && now.st_rdev == stderr_at_start.st_rdev;
+}
+
+static void put_problems(struct line *l, uint32_t problems)
+{
+    if (problems & SPROF_PROBLEM_WRITE_FAILED) put_write_failure(l);
+    if (problems & SPROF_PROBLEM_SIGNAL_TAKEN) {
+        put(l, "; SIGNAL TAKEN: the program installed its own handler for sprof's signal ");
+        put_u64(l, (uint64_t)g_sprof.sig);
+        put(l, ", sampling stopped there");
+    }
+    if (problems & SPROF_PROBLEM_SIGNAL_BLOCKED) {
+        put(l, "; SIGNAL BLOCKED: the program blocked sprof's signal ");
+        put_u64(l, (uint64_t)g_sprof.sig);
+        put(l, " in a thread, whose samples were not taken");
+    }
+}
+
+static void emit(struct line *l)
+{
+    put(l, "\n");
+    ssize_t w = write(2, l->buf, l->len);
+    (void)w;
+}
+
+/* A program whose end sprof cannot see (Go): say so once at start, with
+ * where the trace goes, since no exit line will come. */
+void sprof_start_report(void)
+{
+    if (!exits_unseen || g_sprof.cfg.quiet || !stderr_unchanged()) return;
+    struct line l;
+    l.len = 0;
+    put(&l, "sprof: profiling into ");
+    put(&l, g_sprof.cfg.out_path);
+    put(&l, " (");
+    put(&l, mechanism_name(g_sprof.mech));
+    put(&l, "); a Go program ends without running sprof's exit code: no exit line, no END record "
+            "(sprof-trace info reads the trace)");
+    emit(&l);
+}
+
+/* Problems noticed during the run (writer): named at once when no exit line will. */
+void sprof_report_new_problems(uint32_t bits)
+{
+    if (!exits_unseen || !bits || g_sprof.cfg.quiet || !stderr_unchanged()) return;
+    struct line l;
+    l.len = 0;
+    struct line what;
+    what.len = 0;
+    put_problems(&what, bits);
+    what.buf[what.len] = 0;
+    put(&l, "sprof: ");
+    put(&l, g_sprof.cfg.out_path);
+    put(&l, ": ");
+    put(&l, what.buf + 2); /* after the "; " that joins problems in the exit line */
+    emit(&l);
 }
 
 void sprof_exit_report(void)
@@ -145,21 +205,9 @@ void sprof_exit_report(void)
         put_u64(&l, st->samples_dropped);
         put(&l, " samples dropped (buffer full)");
     }
-    if (problems & SPROF_PROBLEM_WRITE_FAILED) put_write_failure(&l);
-    if (problems & SPROF_PROBLEM_SIGNAL_TAKEN) {
-        put(&l, "; SIGNAL TAKEN: the program installed its own handler for sprof's signal ");
-        put_u64(&l, (uint64_t)g_sprof.sig);
-        put(&l, ", sampling stopped there");
-    }
-    if (problems & SPROF_PROBLEM_SIGNAL_BLOCKED) {
-        put(&l, "; SIGNAL BLOCKED: the program blocked sprof's signal ");
-        put_u64(&l, (uint64_t)g_sprof.sig);
-        put(&l, " in a thread, whose samples were not taken");
-    }
+    put_problems(&l, problems);
     if (st->samples_written == 0) put_no_samples(&l, st, problems);
-    put(&l, "\n");
-    ssize_t w = write(2, l.buf, l.len);
-    (void)w;
+    emit(&l);
 }
 
 /* Does thread tid block sig? From the SigBlk line of its status (hex mask,

@@ -229,6 +229,7 @@ static void start_common(int lazy_file)
     if (!g_sprof.open_pending) sprof_out_flush();
     sprof_io_unlock();
     sprof_writer_start();
+    sprof_start_report();
 }
 
 void sprof_start(void)

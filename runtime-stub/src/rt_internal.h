@@ -349,6 +349,10 @@ SPROF_HIDDEN void sprof_after_fork_child(void);
 /* exit_report.c: the one line on stderr at exit (async-signal-safe) */
 SPROF_HIDDEN void sprof_exit_report(void);
 SPROF_HIDDEN void sprof_exit_report_prepare(void); /* at start: which file stderr is */
+SPROF_HIDDEN void sprof_start_report(void);        /* after start: a line only for a Go program */
+SPROF_HIDDEN void sprof_report_new_problems(uint32_t bits); /* writer: at once, for a Go program */
+/* exit_paths.c: 1 if the program ends through a path sprof cannot see (Go) */
+SPROF_HIDDEN int sprof_exits_unseen(void);
 /* writer, once a second: threads that block the profiling signal */
 SPROF_HIDDEN void sprof_check_blocked_signal(void);
 

@@ -586,6 +586,7 @@ static void *writer_main(void *arg)
     uint64_t period = base_period;
     uint64_t next = sprof_now_ns(CLOCK_MONOTONIC);
     uint64_t next_stats = next + 1000000000ull, next_maps = next + 100000000ull;
+    uint32_t problems_written = 0;
     while (!atomic_load(&g_sprof.stopping)) {
         next += period;
         uint64_t now = sprof_now_ns(CLOCK_MONOTONIC);
@@ -604,8 +605,16 @@ static void *writer_main(void *arg)
         /* a program that took the signal: stop sending it at once (one
          * sigaction call a pass); one that blocks it: say so */
         if (!sprof_signal_still_ours()) sprof_signal_silence();
+        if (now >= next_stats) sprof_check_blocked_signal();
+        /* a new problem goes into the trace in this pass: a program that
+         * ends unseen (Go) leaves the trace without the final STATS */
+        uint32_t problems = atomic_load(&g_sprof.problems);
+        if (problems != problems_written) {
+            sprof_report_new_problems(problems & ~problems_written);
+            problems_written = problems;
+            next_stats = now;
+        }
         if (now >= next_stats) {
-            sprof_check_blocked_signal();
             atomic_store(&g_sprof.writer_cpu_ns, sprof_now_ns(CLOCK_THREAD_CPUTIME_ID));
             emit_stats();
             next_stats = now + 1000000000ull;

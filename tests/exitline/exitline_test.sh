@@ -3,6 +3,7 @@
 # the same problems (docs/runtime.md, "The exit line").
 # Usage: exitline_test.sh CASE FORM
 #   CASE: good | quiet | empty | diskfull | fsize | taken | blocked | reuse2 | rawexit
+#         | go_taken (preload only: exit_prog_go, marked as a Go executable)
 #   FORM: preload (exit_prog + LD_PRELOAD=libsprof.so) | static (exit_prog_static)
 # Exit 77 (skipped) for diskfull when not root (it mounts a 64 KiB tmpfs).
 # Env from ctest: SPROF_BIN, SPROF_LIB.
@@ -22,8 +23,10 @@ run() {
     env_args=
     while [ "$1" != -- ]; do env_args="$env_args $1"; shift; done
     shift
+    prog=$BIN/exit_prog
+    [ "$CASE" = go_taken ] && prog=$BIN/exit_prog_go
     if [ "$FORM" = preload ]; then
-        env $env_args LD_PRELOAD="$LIB/libsprof.so" "$BIN/exit_prog" "$@" > out 2> err
+        env $env_args LD_PRELOAD="$LIB/libsprof.so" "$prog" "$@" > out 2> err
     else
         env $env_args "$BIN/exit_prog_static" "$@" > out 2> err
     fi
@@ -116,6 +119,20 @@ rawexit)
     [ "$(cat out)" = ok ] || fail "stdout changed"
     info_has t.bin 'no END record: the process ended without running sprof.s exit code: .*raw exit_group'
     info_has t.bin '^ended: *without END'
+    ;;
+go_taken)
+    # a Go runtime takes every signal and leaves through exit_group: no exit
+    # line can come, so the runtime says so at start and names the stolen
+    # signal when it notices; STATS in the trace records it too
+    run SPROF_OUT=t.bin SPROF_TIMER=cpuclock -- take 0.4 || fail "program failed"
+    [ "$(cat out)" = ok ] || fail "stdout changed"
+    [ "$(wc -l < err)" -eq 2 ] || fail "expected the start line and the problem line"
+    grep -q "^sprof: profiling into t.bin (cpuclock); a Go program ends without running sprof's exit code" err ||
+        fail "no start line for a Go program"
+    grep -q "^sprof: t.bin: SIGNAL TAKEN: the program installed its own handler for sprof's signal" err ||
+        fail "stolen signal not named at once"
+    info_has t.bin 'SIGNAL TAKEN'
+    info_has t.bin 'no END record: .*raw exit_group'
     ;;
 *) echo "unknown case $CASE" >&2; exit 2 ;;
 esac
