@@ -148,8 +148,11 @@ int sprof_rule_at_finish(int fd)
     }
     char moved[sizeof g_sprof.cfg.out_path + 16];
     name_with_pid(path, (uint32_t)getpid(), moved, sizeof moved);
-    if (!same_file(moved, &mine)) return 0; /* moved or removed by someone else: say where it was */
-    if (g_sprof.samples_written <= wrapper_samples(g_sprof.cfg.hz)) {
+    int small = g_sprof.samples_written <= wrapper_samples(g_sprof.cfg.hz);
+    /* replaced under the name (a descendant's SPROF_OVERWRITE=1) or removed:
+     * a wrapper says nothing; a process that did work says where it wrote */
+    if (!same_file(moved, &mine)) return small;
+    if (small) {
         unlink(moved); /* a wrapper's few samples are not what the user asked for */
         return 1;
     }
