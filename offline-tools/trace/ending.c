@@ -82,7 +82,11 @@ void ending_print(FILE *o, const sprof_trace *t, const sprof_info_view *iv, cons
             fprintf(o, "  WRITE FAILED: %s (errno %u); later samples are lost\n", strerror((int)st->write_errno),
                     st->write_errno);
     }
-    if (p & SPROF_PROBLEM_SIGNAL_TAKEN)
+    if ((p & SPROF_PROBLEM_SIGNAL_TAKEN) &&
+        (iv->mechanism == SPROF_MECH_PERF_EVENT || iv->mechanism == SPROF_MECH_WALL_PERF))
+        fprintf(o, "  SIGNAL TAKEN: the program installed its own handler for the tick kernel sampler's signal; "
+                   "kernel-time samples stopped there (SPROF_KERNEL=off avoids the signal)\n");
+    else if (p & SPROF_PROBLEM_SIGNAL_TAKEN)
         fprintf(o, "  SIGNAL TAKEN: the program installed its own handler for sprof's profiling signal; "
                    "sampling by signal stopped there (SPROF_TIMER=perf_event needs no signal)\n");
     if (p & SPROF_PROBLEM_SIGNAL_BLOCKED)

@@ -2,7 +2,7 @@
 # The runtime's one line on stderr at exit, and how `sprof-trace info` names
 # the same problems (docs/runtime.md, "The exit line").
 # Usage: exitline_test.sh CASE FORM
-#   CASE: good | quiet | empty | diskfull | fsize | taken | blocked | reuse2 | rawexit
+#   CASE: good | quiet | empty | diskfull | fsize | taken | taken_tick | blocked | reuse2 | rawexit
 #         | go_taken (preload only: exit_prog_go, marked as a Go executable)
 #   FORM: preload (exit_prog + LD_PRELOAD=libsprof.so) | static (exit_prog_static)
 # Exit 77 (skipped) for diskfull when not root (it mounts a 64 KiB tmpfs).
@@ -97,6 +97,17 @@ taken)
     run SPROF_OUT=t.bin SPROF_TIMER=cpuclock -- take 0.4 || fail "program failed"
     one_line t.bin
     grep -q "SIGNAL TAKEN: the program installed its own handler for sprof's signal" err || fail "stolen signal not named"
+    info_has t.bin 'SIGNAL TAKEN'
+    ;;
+taken_tick)
+    # the default mechanism with the tick kernel sampler: only its signal is
+    # taken (kernel-time samples stop); where perf_event is refused, cpuclock's
+    run SPROF_OUT=t.bin SPROF_KERNEL=tick -- take 0.4 || fail "program failed"
+    "$BIN/sprof-trace" info t.bin | grep -q "^kernel sampling: *tick" ||
+        { echo "SKIP: no tick kernel sampler here (kernel before 5.11?)"; exit 77; }
+    one_line t.bin
+    grep -q "SIGNAL TAKEN: the program installed its own handler for sprof's signal [0-9]*, \(kernel-time samples\|sampling\) stopped there" err ||
+        fail "stolen signal not named"
     info_has t.bin 'SIGNAL TAKEN'
     ;;
 blocked)
