@@ -7,6 +7,8 @@
  *  - a process whose name is held by a live ancestor that has recorded
  *    almost nothing (a wrapper that forked it and waits) takes the name
  *    over; the ancestor's trace moves to <name>.<ancestor pid>;
+ *  - a process whose name is held by a live ancestor that did work (a
+ *    program running a helper) runs unprofiled without a word;
  *  - at its exit, a process that lost its name that way removes its trace
  *    and prints nothing if it still is a wrapper's (at most hz/10
  *    samples); a larger one stays as <name>.<pid>, named by its exit line.
@@ -68,36 +70,40 @@ static int is_ancestor(pid_t who)
 /* At most this many samples, a trace is a wrapper's (100 ms of CPU). */
 static uint64_t wrapper_samples(uint32_t hz) { return hz / 10; }
 
-/* A trace still being written (no END) by a wrapper: its INFO pid; 0 if not. */
-static pid_t live_wrapper_trace(int fd, uint64_t size)
+struct holder {
+    pid_t pid;        /* INFO pid; 0 if the file is not a trace */
+    int ended;        /* END seen */
+    int wrapper;      /* at most wrapper_samples() samples */
+};
+
+/* Who holds the name: the trace's INFO pid, whether it ended, whether it
+ * is a wrapper's. A trace too large to scan is not a wrapper's. */
+static struct holder read_holder(int fd, uint64_t size)
 {
+    struct holder h = {0, 0, 0};
+    struct sprof_rec_info info;
+    if (pread(fd, &info, sizeof info, sizeof(struct sprof_trace_file_header)) != (ssize_t)sizeof info ||
+        info.h.type != SPROF_REC_INFO)
+        return h;
+    char magic[8];
+    if (pread(fd, magic, sizeof magic, 0) != (ssize_t)sizeof magic || memcmp(magic, SPROF_TRACE_MAGIC, 8) != 0)
+        return h;
+    h.pid = (pid_t)info.pid;
+    if (size > WRAPPER_TRACE_MAX) return h;
     const uint8_t *m = mmap(NULL, size, PROT_READ, MAP_PRIVATE, fd, 0);
-    if (m == MAP_FAILED) return 0;
-    pid_t pid = 0;
-    uint32_t hz = 0;
+    if (m == MAP_FAILED) return h;
     uint64_t samples = 0, off = sizeof(struct sprof_trace_file_header);
-    int ended = 0;
-    if (memcmp(m, SPROF_TRACE_MAGIC, 8) == 0) {
-        while (off + sizeof(struct sprof_rec_hdr) <= size) {
-            struct sprof_rec_hdr h;
-            memcpy(&h, m + off, sizeof h);
-            if (h.size < sizeof h || h.size % 8 || h.size > size - off) break;
-            if (h.type == SPROF_REC_INFO && !pid && h.size >= sizeof(struct sprof_rec_info)) {
-                struct sprof_rec_info info;
-                memcpy(&info, m + off, sizeof info);
-                pid = (pid_t)info.pid;
-                hz = info.hz;
-            } else if (h.type == SPROF_REC_SAMPLE) {
-                samples++;
-            } else if (h.type == SPROF_REC_END) {
-                ended = 1;
-            }
-            off += h.size;
-        }
+    while (off + sizeof(struct sprof_rec_hdr) <= size) {
+        struct sprof_rec_hdr rh;
+        memcpy(&rh, m + off, sizeof rh);
+        if (rh.size < sizeof rh || rh.size % 8 || rh.size > size - off) break;
+        if (rh.type == SPROF_REC_SAMPLE) samples++;
+        else if (rh.type == SPROF_REC_END) h.ended = 1;
+        off += rh.size;
     }
     munmap((void *)m, size);
-    if (ended || samples > wrapper_samples(hz)) return 0;
-    return pid;
+    h.wrapper = samples <= wrapper_samples(info.hz);
+    return h;
 }
 
 /* rename without replacing anything (link + unlink where renameat2 is missing) */
@@ -109,21 +115,22 @@ static int rename_noreplace(const char *from, const char *to)
     return unlink(from);
 }
 
-int sprof_rule_take_from_wrapper(const char *path)
+int sprof_rule_name_held(const char *path)
 {
     int fd = open(path, O_RDONLY | O_NOFOLLOW | O_CLOEXEC | O_NONBLOCK);
-    if (fd < 0) return 0;
+    if (fd < 0) return SPROF_NAME_OTHER;
     struct stat st;
-    pid_t holder = 0;
+    struct holder h = {0, 0, 0};
     if (fstat(fd, &st) == 0 && S_ISREG(st.st_mode) && st.st_uid == geteuid() &&
-        st.st_size >= (off_t)(sizeof(struct sprof_trace_file_header) + sizeof(struct sprof_rec_info)) &&
-        st.st_size <= (off_t)WRAPPER_TRACE_MAX)
-        holder = live_wrapper_trace(fd, (uint64_t)st.st_size);
+        st.st_size >= (off_t)(sizeof(struct sprof_trace_file_header) + sizeof(struct sprof_rec_info)))
+        h = read_holder(fd, (uint64_t)st.st_size);
     close(fd);
-    if (holder <= 1 || holder == getpid() || !is_ancestor(holder)) return 0;
+    if (h.pid <= 1 || h.pid == getpid() || h.ended || !is_ancestor(h.pid)) return SPROF_NAME_OTHER;
+    /* a live ancestor that did work: its trace is what was asked for */
+    if (!h.wrapper) return SPROF_NAME_ANCESTOR;
     char moved[sizeof g_sprof.cfg.out_path + 16];
-    name_with_pid(path, (uint32_t)holder, moved, sizeof moved);
-    return rename_noreplace(path, moved) == 0;
+    name_with_pid(path, (uint32_t)h.pid, moved, sizeof moved);
+    return rename_noreplace(path, moved) == 0 ? SPROF_NAME_TAKEN_OVER : SPROF_NAME_OTHER;
 }
 
 static int same_file(const char *path, const struct stat *mine)

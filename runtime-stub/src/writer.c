@@ -95,19 +95,27 @@ static int move_aside(const char *path, char *old, size_t oldlen)
 
 /* O_EXCL|O_NOFOLLOW, 0600. An existing file is replaced only with
  * SPROF_OVERWRITE=1, or moved to <path>.pre-exec when this same process
- * wrote it under its previous image (SPROF_OUT with %p across exec). */
+ * wrote it under its previous image (the same name across exec); a
+ * wrapper ancestor's is moved aside, and a name held by an ancestor that
+ * did work leaves this process unprofiled without a word (process_rule.c). */
 static int open_trace_file(void)
 {
     const char *path = g_sprof.cfg.out_path;
     int flags = O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC | O_NOFOLLOW;
     int fd = open(path, flags, 0600);
-    if (fd < 0 && errno == EEXIST && g_sprof.cfg.overwrite) {
+    int holder = SPROF_NAME_OTHER;
+    if (fd < 0 && errno == EEXIST) {
+        holder = sprof_rule_name_held(path);
+        if (holder == SPROF_NAME_ANCESTOR) return -1; /* a helper of a profiled program: routine */
+        errno = EEXIST;
+    }
+    if (holder == SPROF_NAME_TAKEN_OVER) {
+        fd = open(path, flags, 0600);
+    } else if (fd < 0 && errno == EEXIST && g_sprof.cfg.overwrite) {
         struct stat st;
         /* unlink the name itself (a symlink is removed, never followed) */
         if (lstat(path, &st) == 0 && !S_ISDIR(st.st_mode) && unlink(path) == 0) fd = open(path, flags, 0600);
-    } else if (fd < 0 && errno == EEXIST && sprof_rule_take_from_wrapper(path)) {
-        fd = open(path, flags, 0600);
-    } else if (fd < 0 && errno == EEXIST && g_sprof.cfg.path_has_pid && written_by_us_before_exec(path)) {
+    } else if (fd < 0 && errno == EEXIST && written_by_us_before_exec(path)) {
         char old[sizeof g_sprof.cfg.out_path + 24];
         if (move_aside(path, old, sizeof old) == 0) {
             sprof_warn("%s was written by this process before exec; kept as %s", path, old);
