@@ -26,17 +26,23 @@
 
 #define WRAPPER_TRACE_MAX (4u << 20) /* a wrapper's trace is a few KiB */
 
-/* path + "." + pid, without stdio (finish may run in a signal handler) */
-static void name_with_pid(const char *path, uint32_t pid, char *out, size_t outlen)
+/* path + sep + number, without stdio (finish may run in a signal handler) */
+static void join_number(const char *path, char sep, uint32_t v, char *out, size_t outlen)
 {
     size_t o = 0;
     while (*path && o + 12 < outlen) out[o++] = *path++;
-    out[o++] = '.';
+    out[o++] = sep;
     char d[12];
     int n = 0;
-    do { d[n++] = (char)('0' + pid % 10); pid /= 10; } while (pid);
+    do { d[n++] = (char)('0' + v % 10); v /= 10; } while (v);
     while (n) out[o++] = d[--n];
     out[o] = 0;
+}
+
+/* <name>.<pid>: where a wrapper's trace goes when a descendant takes its name */
+static void name_with_pid(const char *path, uint32_t pid, char *out, size_t outlen)
+{
+    join_number(path, '.', pid, out, outlen);
 }
 
 /* The parent pid of pid, from /proc/<pid>/stat (field 4, after the
@@ -139,32 +145,64 @@ static int same_file(const char *path, const struct stat *mine)
     return lstat(path, &st) == 0 && st.st_dev == mine->st_dev && st.st_ino == mine->st_ino;
 }
 
+/* The file's current absolute name, from /proc/self/fd (it follows
+ * renames, and does not depend on the working directory the program may
+ * have changed since the open). 0 if unknown. */
+static int current_name(int fd, char *out, size_t outlen)
+{
+    char link[32];
+    join_number("/proc/self/fd", '/', (uint32_t)fd, link, sizeof link);
+    ssize_t n = readlink(link, out, outlen - 1);
+    if (n <= 0) return 0;
+    out[n] = 0;
+    return 1;
+}
+
+/* Is cur <dir>/<basename of the trace's name>.<our pid>: moved aside by a descendant? */
+static int moved_aside(const char *cur)
+{
+    const char *base = strrchr(g_sprof.cfg.out_path, '/');
+    base = base ? base + 1 : g_sprof.cfg.out_path;
+    char want[256];
+    if (strlen(base) + 16 > sizeof want) return 0;
+    want[0] = '/';
+    name_with_pid(base, (uint32_t)getpid(), want + 1, sizeof want - 1);
+    size_t lc = strlen(cur), lw = strlen(want);
+    return lc > lw && memcmp(cur + lc - lw, want, lw) == 0;
+}
+
+/* The exit line names the file by its full current name: a relative
+ * SPROF_OUT means a different file in each directory a process tree works
+ * in (make -C), and the trace may have been moved aside. */
+static void use_full_name(const char *cur)
+{
+    size_t n = strlen(cur);
+    if (n < sizeof g_sprof.cfg.out_path) memcpy(g_sprof.cfg.out_path, cur, n + 1);
+}
+
 int sprof_rule_at_finish(int fd)
 {
     struct stat mine;
-    if (fstat(fd, &mine) != 0) return 0;
+    char cur[sizeof g_sprof.cfg.out_path + 32];
+    if (fstat(fd, &mine) != 0 || !current_name(fd, cur, sizeof cur)) return 0;
     int empty = g_sprof.samples_written == 0 && g_sprof.weight_written == 0;
-    const char *path = g_sprof.cfg.out_path;
-    if (same_file(path, &mine)) {
+    int small = g_sprof.samples_written <= wrapper_samples(g_sprof.cfg.hz);
+    /* removed, or replaced under its name (a descendant's SPROF_OVERWRITE=1):
+     * a wrapper says nothing; a process that did work says where it wrote */
+    if (!same_file(cur, &mine)) return small;
+    if (!moved_aside(cur)) {
         /* exec before any sample: the next image takes the name */
         if (empty && sprof_end_reason() == SPROF_END_EXEC) {
-            unlink(path);
+            unlink(cur);
             return 1;
         }
+        use_full_name(cur);
         return 0;
     }
-    char moved[sizeof g_sprof.cfg.out_path + 16];
-    name_with_pid(path, (uint32_t)getpid(), moved, sizeof moved);
-    int small = g_sprof.samples_written <= wrapper_samples(g_sprof.cfg.hz);
-    /* replaced under the name (a descendant's SPROF_OVERWRITE=1) or removed:
-     * a wrapper says nothing; a process that did work says where it wrote */
-    if (!same_file(moved, &mine)) return small;
     if (small) {
-        unlink(moved); /* a wrapper's few samples are not what the user asked for */
+        unlink(cur); /* a wrapper's few samples are not what the user asked for */
         return 1;
     }
-    /* it did real work after all: keep it, and the exit line names it */
-    size_t n = strlen(moved);
-    if (n < sizeof g_sprof.cfg.out_path) memcpy(g_sprof.cfg.out_path, moved, n + 1);
+    use_full_name(cur); /* it did real work after all: keep it, and the exit line names it */
     return 0;
 }

@@ -11,6 +11,7 @@ set -u
 CASE=$1 FORM=$2
 BIN=${SPROF_BIN:?} LIB=${SPROF_LIB:?}
 DIR=$(mktemp -d "${TMPDIR:-/tmp}/sprof-exitline-XXXXXX")
+DIR=$(cd "$DIR" && pwd -P) # the exit line names the file by its real full name
 MNT=
 cleanup() { [ -n "$MNT" ] && umount "$MNT" 2>/dev/null; rm -rf "$DIR"; }
 trap cleanup EXIT
@@ -32,11 +33,12 @@ run() {
     fi
 }
 
-# the program's own output is untouched and stderr holds exactly one line, from sprof
+# the program's own output is untouched and stderr holds exactly one line,
+# from sprof, naming the trace by its full name
 one_line() {
     [ "$(cat out)" = ok ] || fail "stdout changed: $(cat out)"
     [ "$(wc -l < err)" -eq 1 ] || fail "expected one line on stderr, got $(wc -l < err)"
-    grep -q "^sprof: $1: [0-9]* samples, [0-9.]* Hz of 1000 asked ([a-z_]*), [0-9.]* \(bytes\|KiB\|MiB\)" err ||
+    grep -q "^sprof: $DIR/$1: [0-9]* samples, [0-9.]* Hz of 1000 asked ([a-z_]*), [0-9.]* \(bytes\|KiB\|MiB\)" err ||
         fail "exit line does not say where, samples, rate, mechanism, size: $(cat err)"
     echo "exit line: $(cat err)"
 }

@@ -14,6 +14,7 @@ set -u
 CASE=$1
 BIN=${SPROF_BIN:?} LIB=${SPROF_LIB:?}
 DIR=$(mktemp -d "${TMPDIR:-/tmp}/sprof-wrap-XXXXXX")
+DIR=$(cd "$DIR" && pwd -P) # the exit line names the file by its real full name
 trap 'rm -rf "$DIR"' EXIT
 cd "$DIR" || exit 2
 cp "$BIN/exit_prog" ./app || exit 2
@@ -53,7 +54,7 @@ for quiet in 0 1; do
         [ -s err ] && fail "SPROF_QUIET=1 but stderr is not empty"
     else
         [ "$(wc -l < err)" -eq 1 ] || fail "expected exactly sprof's exit line on stderr"
-        grep -q "^sprof: w.bin: $n samples, " err || fail "the exit line is not the program's trace: $(cat err)"
+        grep -q "^sprof: $DIR/w.bin: $n samples, " err || fail "the exit line is not the program's trace: $(cat err)"
     fi
 done
 echo "PASS: $CASE: $(cat info.txt | sed -n 's/^samples: *//p') samples in w.bin"
