@@ -73,8 +73,11 @@ quiet)
     info_has t.bin '^ended: *exit (clean)'
     ;;
 empty)
-    run SPROF_OUT=t.bin -- empty || fail "program failed"
-    one_line t.bin
+    # 100 Hz: a 10 ms period, far above what starting a process costs
+    run SPROF_OUT=t.bin SPROF_HZ=100 -- empty || fail "program failed"
+    [ "$(cat out)" = ok ] || fail "stdout changed: $(cat out)"
+    [ "$(wc -l < err)" -eq 1 ] || fail "expected one line on stderr"
+    grep -q "^sprof: $DIR/t.bin: 0 samples, 0.0 Hz of 100 asked" err || fail "exit line: $(cat err)"
     grep -q ": 0 samples, .*NO SAMPLES: the program ran [0-9.]* ms of CPU, less than one sampling period" err ||
         fail "the empty run is not named"
     info_has t.bin 'NO SAMPLES: the program ran .* less than one sampling period'
