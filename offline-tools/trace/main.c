@@ -4,6 +4,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "ending.h"
 #include "sprof/trace_reader.h"
 
 static void usage(void)
@@ -97,14 +98,14 @@ static void dump_record(FILE *o, uint64_t off, const sprof_trace_record *r)
         fprintf(o, "%" PRIu64 " STATS written=%" PRIu64 " dropped=%" PRIu64 " truncated=%" PRIu64 " lost=%" PRIu64
                    " cpu_ns=%" PRIu64 " achieved_hz=%.3f threads=%" PRIu64 " user_ns=%" PRIu64 " system_ns=%" PRIu64
                    " weight_ns=%" PRIu64 " kernel_weight_ns=%" PRIu64 " kernel_sampling=%s kernel_hz=%u"
-                   " own_cpu_ns=%" PRIu64 "\n",
+                   " own_cpu_ns=%" PRIu64 " problems=0x%x write_errno=%u\n",
                 off, s->samples_written, s->samples_dropped, s->samples_truncated, s->signals_lost, s->cpu_ns_total,
                 (double)s->achieved_millihz / 1000.0, s->threads_seen, s->user_cpu_ns, s->system_cpu_ns,
                 s->weight_ns_total, s->kernel_weight_ns, sprof_kernel_sampling_name(s->kernel_sampling),
-                s->kernel_hz, s->own_cpu_ns);
+                s->kernel_hz, s->own_cpu_ns, s->problems, s->write_errno);
         break;
     }
-    case SPROF_REC_END: fprintf(o, "%" PRIu64 " END\n", off); break;
+    case SPROF_REC_END: fprintf(o, "%" PRIu64 " END\n", off); break; /* reason: sprof-trace info */
     default: break;
     }
 }
@@ -245,8 +246,7 @@ static int info(sprof_trace *t, FILE *o)
         return 1;
     }
     double cpu_s = (double)st.cpu_ns_total / 1e9;
-    fprintf(o, "file:            %s%s\n", sprof_trace_name(t),
-            sprof_trace_truncated(t) ? " (no END record: the program was killed; data up to the cut)" : "");
+    fprintf(o, "file:            %s%s\n", sprof_trace_name(t), ending_file_note(t));
     fprintf(o, "executable:      %s (pid %u)\n", exe, iv.pid);
     fprintf(o, "mode:            %s\n", iv.mode == SPROF_MODE_WALL ? "wall" : "cpu");
     fprintf(o, "mechanism:       %s\n", sprof_mechanism_name(iv.mechanism));
@@ -266,6 +266,7 @@ static int info(sprof_trace *t, FILE *o)
         fprintf(o, "stats:           none recorded (killed before the first STATS record)\n");
         fprintf(o, "truncated:       %" PRIu64 " (depth cap %u)\n", trunc, iv.max_depth);
     }
+    ending_print(o, t, &iv, have_stats ? &st : NULL, samples);
     fprintf(o, "mappings:        %" PRIu64 "\n", mappings);
     if (samples)
         fprintf(o, "per sample:      %.1f bytes, %.1f frames, %.1f candidates\n", (double)bytes / (double)samples,

@@ -83,6 +83,8 @@ int sprof_config_load(struct sprof_config *c)
     c->perf_stack = (uint32_t)parse_num("SPROF_PERF_STACK", secure_getenv("SPROF_PERF_STACK"), 256, SPROF_PERF_STACK_MAX,
                                         SPROF_PERF_STACK_DEFAULT) & ~7u;
     c->overwrite = parse_num("SPROF_OVERWRITE", secure_getenv("SPROF_OVERWRITE"), 0, 1, 0) == 1;
+    const char *quiet = secure_getenv("SPROF_QUIET");
+    c->quiet = quiet && *quiet && strcmp(quiet, "0") != 0;
     const char *mode = secure_getenv("SPROF_MODE");
     c->mode = SPROF_MODE_CPU;
     if (mode && *mode) {

@@ -25,6 +25,7 @@ static void on_fatal(int sig, siginfo_t *si, void *uc)
     int saved = errno;
     if (!atomic_exchange(&once, 1)) {
         atomic_store(&g_sprof.running, 0);
+        sprof_set_end_reason(SPROF_END_FATAL_SIGNAL, (uint32_t)sig);
         sprof_fatal_flush();
     }
     /* SA_RESETHAND made the action SIG_DFL. A fault re-executes and kills;
@@ -101,6 +102,7 @@ static void fork_child(void)
 static void reset_counters(void)
 {
     atomic_store(&g_sprof.stopping, 0);
+    atomic_store(&g_sprof.problems, 0);
     atomic_store(&g_sprof.threads_seen, 0);
     atomic_store(&g_sprof.exited_cpu_ns, 0);
     atomic_store(&g_sprof.unregistered_signals, 0);
@@ -186,6 +188,7 @@ static void start_common(int lazy_file)
     g_sprof.period_ns = 1000000000ull / g_sprof.cfg.hz;
     if (g_sprof.period_ns == 0) g_sprof.period_ns = 1;
     reset_counters();
+    sprof_exit_report_prepare();
     if (sprof_writer_open(lazy_file) != 0) return;
     g_sprof.start_mono_ns = sprof_now_ns(CLOCK_MONOTONIC);
     g_sprof.mech = choose_mechanism();
@@ -224,6 +227,7 @@ static void start_common(int lazy_file)
     if (!g_sprof.open_pending) sprof_out_flush();
     sprof_io_unlock();
     sprof_writer_start();
+    sprof_start_report();
 }
 
 void sprof_start(void)
@@ -278,6 +282,7 @@ void sprof_before_exec(void)
      * moves it aside to <path>.pre-exec if it reuses the name), stop the
      * sampler thread, so nothing signals us any more, then drop what it may
      * have queued. If execve fails the process runs on unprofiled. */
+    sprof_set_end_reason(SPROF_END_EXEC, 0);
     sprof_stop();
     sprof_signal_release_for_exec();
 }
@@ -291,6 +296,7 @@ void sprof_before_exit(void)
     if (getpid() != g_sprof.pid || !g_sprof.session) return;
     atomic_store(&g_sprof.stop_cpu_ns, sprof_profiled_cpu_ns());
     atomic_store(&g_sprof.running, 0);
+    sprof_set_end_reason(SPROF_END_UNDERSCORE_EXIT, 0);
     sprof_exit_flush();
 }
 

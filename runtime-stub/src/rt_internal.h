@@ -56,6 +56,7 @@ struct sprof_config {
     int overwrite;
     uint32_t perf_stack;  /* SPROF_PERF_STACK: bytes of user stack per perf_event sample */
     int kernel;           /* SPROF_KERNEL: enum sprof_kernel_choice */
+    int quiet;            /* SPROF_QUIET=1: no line on stderr at exit */
     char pattern[4096]; /* SPROF_OUT before %p expansion (fork children re-expand) */
 };
 
@@ -198,6 +199,9 @@ struct sprof_globals {
     uint64_t weight_written, kernel_weight_written; /* writer: sums over the samples written */
     _Atomic uint64_t writer_cpu_ns, sampler_cpu_ns;  /* own threads' CPU, as each last read it */
     uint64_t final_cpu_ns;                           /* the final drain's CPU (io_lock held) */
+    _Atomic uint32_t problems; /* enum sprof_problem bits seen so far (STATS.problems) */
+    uint32_t write_errno;      /* SPROF_PROBLEM_WRITE_FAILED: errno of the failed write */
+    uint64_t file_bytes;       /* bytes of the trace written (io_lock held) */
 };
 
 extern struct sprof_globals g_sprof SPROF_HIDDEN;
@@ -327,6 +331,11 @@ SPROF_HIDDEN void sprof_signal_thread_stop(struct sprof_thread *t);
 SPROF_HIDDEN int sprof_sampler_start(void); /* pacer thread (cpuclock, wall) */
 SPROF_HIDDEN void sprof_sampler_stop(void);
 SPROF_HIDDEN void sprof_fatal_install(void);
+/* Is the profiling signal's action still our handler? If not, note
+ * SPROF_PROBLEM_SIGNAL_TAKEN (once) and return 0. 1 when no signal is used. */
+SPROF_HIDDEN int sprof_signal_still_ours(void);
+/* The program took the signal: disarm every timer that sends it (writer). */
+SPROF_HIDDEN void sprof_signal_silence(void);
 
 /* writer.c */
 SPROF_HIDDEN int sprof_writer_open(int lazy); /* lazy: create the file at the first flush */
@@ -347,6 +356,11 @@ SPROF_HIDDEN void sprof_io_lock(void);
 SPROF_HIDDEN void sprof_io_unlock(void);
 SPROF_HIDDEN void sprof_fatal_flush(void);
 SPROF_HIDDEN void sprof_exit_flush(void);
+/* Why the trace is about to end (END.reason, enum sprof_end_reason; sig for FATAL_SIGNAL). */
+SPROF_HIDDEN void sprof_set_end_reason(uint32_t reason, uint32_t sig);
+SPROF_HIDDEN uint32_t sprof_end_reason(void);
+/* The last STATS record built (by a pass or the finish), for the exit line. */
+SPROF_HIDDEN const struct sprof_rec_stats *sprof_last_stats(void);
 SPROF_HIDDEN uint64_t sprof_profiled_cpu_ns(void); /* CPU of profiled threads since registration */
 
 /* file_rules.c: SPROF_OUT exists and is no regular file of this user: say so (1) */
@@ -381,5 +395,25 @@ SPROF_HIDDEN void sprof_before_exec(void);
 /* Called by the _exit wrappers (exit_interpose.c); async-signal-safe. */
 SPROF_HIDDEN void sprof_before_exit(void);
 SPROF_HIDDEN void sprof_after_fork_child(void);
+
+/* exit_report.c: the one line on stderr at exit (async-signal-safe) */
+SPROF_HIDDEN void sprof_exit_report(void);
+SPROF_HIDDEN void sprof_exit_report_prepare(void); /* at start: which file stderr is */
+SPROF_HIDDEN void sprof_start_report(void);        /* after start: a line only for a Go program */
+SPROF_HIDDEN void sprof_report_new_problems(uint32_t bits); /* writer: at once, for a Go program */
+/* exit_paths.c: 1 if the program ends through a path sprof cannot see (Go) */
+SPROF_HIDDEN int sprof_exits_unseen(void);
+/* writer, once a second: threads that block the profiling signal */
+SPROF_HIDDEN void sprof_check_blocked_signal(void);
+
+/* process_rule.c: which process of a tree holds the trace's name (docs/runtime.md, "Wrappers") */
+/* open path, the name exists: who holds it? A wrapper ancestor's trace is
+ * moved aside (TAKEN_OVER: the name is free now); ANCESTOR: a live ancestor
+ * that did work holds it (run unprofiled, silently); OTHER: anyone else */
+enum sprof_name_holder { SPROF_NAME_OTHER = 0, SPROF_NAME_TAKEN_OVER = 1, SPROF_NAME_ANCESTOR = 2 };
+SPROF_HIDDEN int sprof_rule_name_held(const char *path);
+/* finish, before the descriptor closes: remove an empty trace left at exec
+ * or by a wrapper whose name went to a descendant; 1 = stay silent at exit */
+SPROF_HIDDEN int sprof_rule_at_finish(int fd);
 
 #endif

@@ -33,7 +33,12 @@ struct proc_fds {
 };
 static struct proc_fds pfds[SPROF_MAX_THREADS];
 
-static long tgkill_tid(uint32_t tid, int sig) { return syscall(SYS_tgkill, (long)g_sprof.pid, (long)tid, (long)sig); }
+/* Never into a handler the program installed for our signal since. */
+static long tgkill_tid(uint32_t tid, int sig)
+{
+    if (!sprof_signal_still_ours()) return -1;
+    return syscall(SYS_tgkill, (long)g_sprof.pid, (long)tid, (long)sig);
+}
 
 /* This thread's CPU, for STATS' own_cpu_ns: read every 256th pass (a
  * system call) and at the end. */

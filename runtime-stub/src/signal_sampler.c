@@ -158,6 +158,34 @@ static int our_handler_on(int sig)
     return sigaction(sig, NULL, &cur) == 0 && is_our_action(&cur);
 }
 
+int sprof_signal_still_ours(void)
+{
+    if (!installed || !g_sprof.sig) return 1;
+    if (atomic_load(&g_sprof.problems) & SPROF_PROBLEM_SIGNAL_TAKEN) return 0;
+    if (our_handler_on(g_sprof.sig)) return 1;
+    atomic_fetch_or(&g_sprof.problems, SPROF_PROBLEM_SIGNAL_TAKEN);
+    return 0;
+}
+
+/* The program's handler now receives the signal: no timer of ours may
+ * send it any more (the cpuclock pacer checks by itself before each
+ * signal). Timers are disarmed, not deleted: their owners delete them. */
+void sprof_signal_silence(void)
+{
+    static const struct itimerspec zero;
+    if (g_sprof.mech == SPROF_MECH_ITIMER) {
+        struct itimerval off;
+        memset(&off, 0, sizeof off);
+        setitimer(ITIMER_PROF, &off, NULL);
+    }
+    for (int i = 0, hi = sprof_slots_hi(); i < hi; i++) {
+        struct sprof_thread *t = &g_sprof.threads[i];
+        if (atomic_load(&t->state) != SLOT_ACTIVE) continue;
+        if (t->ptimer_ok) timer_settime(t->ptimer, 0, &zero, NULL);
+        if (t->ktimer_ok) timer_settime(t->ktimer, 0, &zero, NULL);
+    }
+}
+
 /* Choose the signal: SIGPROF for ITIMER_PROF (the kernel's choice); for the
  * others a real-time signal nobody handles, so a program that installs its
  * own SIGPROF handler later is never disturbed by ours. */

@@ -10,6 +10,7 @@
 #include <stdio.h>
 #include <string.h>
 #include <sys/prctl.h>
+#include <sys/resource.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
@@ -19,6 +20,20 @@
 static uint8_t out_buf[OUT_BUF];
 static uint32_t out_len;
 static int write_failed;
+static uint32_t end_reason = SPROF_END_EXIT, end_signal;
+static struct sprof_rec_stats last_stats;
+
+void sprof_set_end_reason(uint32_t reason, uint32_t sig)
+{
+    end_reason = reason;
+    end_signal = sig;
+}
+
+uint32_t sprof_end_reason(void) { return end_reason; }
+
+const struct sprof_rec_stats *sprof_last_stats(void) { return &last_stats; }
+
+static void fill_stats(struct sprof_rec_stats *s);
 
 int sprof_io_trylock(void)
 {
@@ -80,16 +95,26 @@ static int move_aside(const char *path, char *old, size_t oldlen)
 
 /* O_EXCL|O_NOFOLLOW, 0600. An existing file is replaced only with
  * SPROF_OVERWRITE=1, or moved to <path>.pre-exec when this same process
- * wrote it under its previous image (SPROF_OUT with %p across exec). */
+ * wrote it under its previous image (the same name across exec); a
+ * wrapper ancestor's is moved aside, and a name held by an ancestor that
+ * did work leaves this process unprofiled without a word (process_rule.c). */
 static int open_trace_file(void)
 {
     const char *path = g_sprof.cfg.out_path;
     int flags = O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC | O_NOFOLLOW;
     int fd = open(path, flags, 0600);
     if (fd < 0 && errno == EEXIST && sprof_refuse_existing(path)) return -1; /* not a file of ours */
-    if (fd < 0 && errno == EEXIST && g_sprof.cfg.overwrite) {
-        if (unlink(path) == 0) fd = open(path, flags, 0600);
-    } else if (fd < 0 && errno == EEXIST && g_sprof.cfg.path_has_pid && written_by_us_before_exec(path)) {
+    int holder = SPROF_NAME_OTHER;
+    if (fd < 0 && errno == EEXIST) {
+        holder = sprof_rule_name_held(path);
+        if (holder == SPROF_NAME_ANCESTOR) return -1; /* a helper of a profiled program: routine */
+        errno = EEXIST;
+    }
+    if (holder == SPROF_NAME_TAKEN_OVER) {
+        fd = open(path, flags, 0600);
+    } else if (fd < 0 && errno == EEXIST && g_sprof.cfg.overwrite) {
+        if (unlink(path) == 0) fd = open(path, flags, 0600); /* a regular file or symlink of the user's */
+    } else if (fd < 0 && errno == EEXIST && written_by_us_before_exec(path)) {
         char old[sizeof g_sprof.cfg.out_path + 24];
         if (move_aside(path, old, sizeof old) == 0) {
             sprof_warn("%s was written by this process before exec; kept as %s", path, old);
@@ -122,20 +147,111 @@ static void ensure_open(void)
     g_sprof.fd = fd;
 }
 
+/* The most a write may put at file offset `at` without passing
+ * RLIMIT_FSIZE: the kernel would answer the write that crosses it with
+ * SIGXFSZ, whose default action kills the program. */
+static uint64_t room_under_fsize_limit(uint64_t at, uint64_t want)
+{
+    struct rlimit rl;
+    if (getrlimit(RLIMIT_FSIZE, &rl) != 0 || rl.rlim_cur == RLIM_INFINITY) return want;
+    if (at >= rl.rlim_cur) return 0;
+    return rl.rlim_cur - at < want ? rl.rlim_cur - at : want;
+}
+
+/* Bytes ending a trace whose writes failed: a STATS naming the failure and
+ * END(WRITE_FAILED). */
+static uint32_t failure_tail(uint8_t *tail)
+{
+    struct sprof_rec_stats st;
+    fill_stats(&st);
+    struct sprof_rec_end end = {{SPROF_REC_END, sizeof end}, SPROF_END_WRITE_FAILED, 0};
+    memcpy(tail, &st, sizeof st);
+    memcpy(tail + sizeof st, &end, sizeof end);
+    return (uint32_t)(sizeof st + sizeof end);
+}
+
+/* File offsets where recent flushes began: record boundaries before the
+ * buffer being written, for end_after_write_failure. */
+#define FLUSH_STARTS 8
+static uint64_t flush_starts[FLUSH_STARTS];
+static unsigned flush_count;
+
+/* The last record boundary at or below target: a recent flush start, or a
+ * record end inside the buffer being flushed (which starts at base). */
+static uint64_t boundary_at_or_below(uint64_t base, uint64_t target)
+{
+    uint64_t b = 0;
+    for (unsigned i = 0; i < FLUSH_STARTS && i < flush_count; i++)
+        if (flush_starts[i] <= target && flush_starts[i] > b) b = flush_starts[i];
+    uint32_t pos = base == 0 ? sizeof(struct sprof_trace_file_header) : 0;
+    while (pos <= out_len && base + pos <= target) {
+        b = base + pos;
+        struct sprof_rec_hdr h;
+        if (pos + sizeof h > out_len) break;
+        memcpy(&h, out_buf + pos, sizeof h);
+        if (h.size < sizeof h) break;
+        pos += h.size;
+    }
+    return b;
+}
+
+/* A write failed (disk full, quota, file size limit) after `done` bytes of
+ * this buffer, which starts at file offset `base`. So that readers learn
+ * why the trace ends, cut the file back to a record boundary and put STATS
+ * and END there: the last boundary where they fit under the file size
+ * limit, then boundaries 4, 16 and 64 KiB further back (truncating frees
+ * blocks for the tail on a full file system). */
+static void end_after_write_failure(uint64_t base, uint32_t done)
+{
+    uint8_t tail[sizeof(struct sprof_rec_stats) + sizeof(struct sprof_rec_end)];
+    uint32_t tail_len = failure_tail(tail);
+    uint64_t end = base + done;
+    uint64_t fits = room_under_fsize_limit(end, tail_len) < tail_len ? 0 : end; /* no limit in the way */
+    if (!fits) { /* the last offset where the tail still fits under the limit */
+        struct rlimit rl;
+        fits = getrlimit(RLIMIT_FSIZE, &rl) == 0 && rl.rlim_cur > tail_len ? rl.rlim_cur - tail_len : 0;
+        if (fits > end) fits = end;
+    }
+    static const uint32_t back[] = {0, 4096, 16384, 65536};
+    uint64_t tried = UINT64_MAX;
+    for (size_t k = 0; k < sizeof back / sizeof back[0]; k++) {
+        uint64_t b = boundary_at_or_below(base, fits >= back[k] ? fits - back[k] : 0);
+        if (b < sizeof(struct sprof_trace_file_header) || b == tried) continue;
+        tried = b;
+        if (ftruncate(g_sprof.fd, (off_t)b) != 0) continue;
+        if (pwrite(g_sprof.fd, tail, tail_len, (off_t)b) == (ssize_t)tail_len) {
+            g_sprof.file_bytes = b + tail_len;
+            return;
+        }
+        g_sprof.file_bytes = b;
+    }
+}
+
 void sprof_out_flush(void)
 {
     ensure_open();
     if (out_len) sprof_fd_checked(&g_sprof.fd); /* still our file? else: forget it, stop */
     uint32_t off = 0;
+    uint64_t base = g_sprof.file_bytes;
+    if (out_len && !write_failed) flush_starts[flush_count++ % FLUSH_STARTS] = base;
     while (off < out_len && !write_failed && g_sprof.fd >= 0) {
-        ssize_t n = write(g_sprof.fd, out_buf + off, out_len - off);
+        uint32_t want = (uint32_t)room_under_fsize_limit(base + off, out_len - off);
+        ssize_t n = want ? write(g_sprof.fd, out_buf + off, want) : -1;
+        if (!want) errno = EFBIG;
         if (n < 0 && errno == EINTR) continue;
         if (n <= 0) {
-            write_failed = 1; /* disk full or similar: keep running, stop writing */
+            /* disk full or similar: keep the program running, stop writing,
+             * and say so (exit line, STATS.problems, END) */
+            write_failed = 1;
+            g_sprof.write_errno = n < 0 ? (uint32_t)errno : ENOSPC;
+            atomic_fetch_or(&g_sprof.problems, SPROF_PROBLEM_WRITE_FAILED);
+            g_sprof.file_bytes = base + off;
+            end_after_write_failure(base, off);
             break;
         }
         off += (uint32_t)n;
     }
+    if (!write_failed) g_sprof.file_bytes = base + off;
     out_len = 0;
 }
 
@@ -151,6 +267,12 @@ int sprof_writer_open(int lazy)
 {
     write_failed = 0;
     out_len = 0;
+    g_sprof.file_bytes = 0;
+    g_sprof.write_errno = 0;
+    flush_count = 0;
+    end_reason = SPROF_END_EXIT;
+    end_signal = 0;
+    memset(&last_stats, 0, sizeof last_stats);
     g_sprof.fd = -1;
     g_sprof.open_pending = 0;
     if (lazy) {
@@ -408,7 +530,7 @@ uint64_t sprof_profiled_cpu_ns(void)
     return cpu;
 }
 
-static void emit_stats(void)
+static void fill_stats(struct sprof_rec_stats *out)
 {
     struct sprof_rec_stats s;
     memset(&s, 0, sizeof s);
@@ -446,6 +568,16 @@ static void emit_stats(void)
     if (g_sprof.ksample == SPROF_KSAMPLE_TICK && cpu)
         s.kernel_hz = (uint32_t)((double)atomic_load(&g_sprof.ktick_signals) * 1e9 / (double)cpu + 0.5);
     s.own_cpu_ns = atomic_load(&g_sprof.writer_cpu_ns) + atomic_load(&g_sprof.sampler_cpu_ns) + g_sprof.final_cpu_ns;
+    s.problems = atomic_load(&g_sprof.problems);
+    s.write_errno = g_sprof.write_errno;
+    *out = s;
+    last_stats = s;
+}
+
+static void emit_stats(void)
+{
+    struct sprof_rec_stats s;
+    fill_stats(&s);
     sprof_out_append(&s, sizeof s);
 }
 
@@ -545,6 +677,7 @@ static void *writer_main(void *arg)
     uint64_t next_stats = next + 1000000000ull, next_maps = next + 100000000ull;
     next += period;
     uint64_t attach_poll_until = 0; /* look for new threads every ms until then */
+    uint32_t problems_written = 0;
     while (!atomic_load(&g_sprof.stopping)) {
         uint64_t wake_at = next, now = sprof_now_ns(CLOCK_MONOTONIC);
         if (attach_poll_until > now && now + SPROF_ATTACH_POLL_NS < wake_at) wake_at = now + SPROF_ATTACH_POLL_NS;
@@ -568,6 +701,18 @@ static void *writer_main(void *arg)
         sprof_io_lock();
         if (rescan) sprof_maps_scan(1);
         period = adapt_period(period, base_period, sprof_drain_all());
+        /* a program that took the signal: stop sending it at once (one
+         * sigaction call a pass); one that blocks it: say so */
+        if (!sprof_signal_still_ours()) sprof_signal_silence();
+        if (now >= next_stats) sprof_check_blocked_signal();
+        /* a new problem goes into the trace in this pass: a program that
+         * ends unseen (Go) leaves the trace without the final STATS */
+        uint32_t problems = atomic_load(&g_sprof.problems);
+        if (problems != problems_written) {
+            sprof_report_new_problems(problems & ~problems_written);
+            problems_written = problems;
+            next_stats = now;
+        }
         if (now >= next_stats) {
             atomic_store(&g_sprof.writer_cpu_ns, sprof_now_ns(CLOCK_THREAD_CPUTIME_ID));
             emit_stats();
@@ -603,7 +748,7 @@ int sprof_writer_start(void)
 
 static void write_end(void)
 {
-    struct sprof_rec_hdr end = {SPROF_REC_END, sizeof end};
+    struct sprof_rec_end end = {{SPROF_REC_END, sizeof end}, end_reason, end_signal};
     sprof_out_append(&end, sizeof end);
     sprof_out_flush();
 }
@@ -617,10 +762,14 @@ static void finish_locked(void)
     uint64_t t0 = sprof_now_ns(CLOCK_THREAD_CPUTIME_ID);
     sprof_drain_all();
     g_sprof.final_cpu_ns = sprof_now_ns(CLOCK_THREAD_CPUTIME_ID) - t0;
+    if (!sprof_signal_still_ours()) sprof_signal_silence();
+    sprof_check_blocked_signal();
     emit_stats();
     write_end();
+    int silent = g_sprof.fd < 0 || sprof_rule_at_finish(g_sprof.fd);
     sprof_fd_close(&g_sprof.fd);
     g_sprof.session = 0;
+    if (!silent && end_reason != SPROF_END_EXEC) sprof_exit_report();
 }
 
 void sprof_writer_finish(void)

@@ -22,7 +22,8 @@ fail() { echo "FAIL: $*" >&2; sed 's/^/  stderr: /' err >&2; exit 1; }
 profile() {
     name=$1
     shift
-    env ${PRELOAD:+LD_PRELOAD="$PRELOAD"} "$@" SPROF_OUT="$name" "$PROG" plain > out 2> err
+    # SPROF_QUIET: no exit line (tests/exitline checks it); refusals still print
+    env ${PRELOAD:+LD_PRELOAD="$PRELOAD"} SPROF_QUIET=1 "$@" SPROF_OUT="$name" "$PROG" plain > out 2> err
     [ $? = 0 ] || fail "$name: exit status not the program's own"
 }
 

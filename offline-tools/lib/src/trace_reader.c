@@ -22,6 +22,7 @@ struct sprof_trace {
     size_t off;       /* next record */
     size_t first;     /* offset of the first record */
     int done, truncated;
+    uint32_t end_reason, end_signal; /* format 1.3 END payload (0: not recorded) */
 };
 
 static void set_err(char *err, size_t errlen, const char *fmt, ...)
@@ -37,6 +38,12 @@ sprof_trace *sprof_trace_open_mem(const void *data, size_t size, const char *nam
 {
     if (!name) name = "<memory>";
     struct sprof_trace_file_header fh;
+    if (size == 0) {
+        /* the runtime writes the header at start: its first write failed */
+        set_err(err, errlen, "%s: empty (0 bytes): the runtime could not write a byte to it (the file system "
+                "was full or the file size limit hit when the run began; the run's exit line said why)", name);
+        return NULL;
+    }
     if (size < sizeof fh) {
         set_err(err, errlen, "%s: too short for a trace header (%zu bytes)", name, size);
         return NULL;
@@ -116,9 +123,16 @@ void sprof_trace_rewind(sprof_trace *t)
 {
     t->off = t->first;
     t->done = t->truncated = 0;
+    t->end_reason = t->end_signal = 0;
 }
 
 int sprof_trace_truncated(const sprof_trace *t) { return t->truncated; }
+
+uint32_t sprof_trace_end_reason(const sprof_trace *t, uint32_t *signal)
+{
+    if (signal) *signal = t->end_signal;
+    return t->end_reason;
+}
 uint64_t sprof_trace_offset(const sprof_trace *t) { return t->off; }
 
 /* NUL-terminated string inside [p, end); NULL if there is no NUL */
@@ -255,6 +269,12 @@ int sprof_trace_next(sprof_trace *t, sprof_trace_record *rec, char *err, size_t 
             break;
         }
         case SPROF_REC_END:
+            if (h.size >= sizeof(struct sprof_rec_end)) { /* format 1.3: why it ended */
+                struct sprof_rec_end e;
+                memcpy(&e, p, sizeof e);
+                t->end_reason = e.reason;
+                t->end_signal = e.signal;
+            }
             t->off += h.size;
             t->done = 1;
             return 1;

@@ -1,4 +1,4 @@
-/* sprof trace file format, version 1: the contract between the runtime
+/* sprof trace file format, version 1 (minor 1.3): the contract between the runtime
  * stub (writer) and the offline tools (reader). Spec with rationale:
  * docs/trace-format.md. Little-endian x86-64 / aarch64 hosts only.
  *
@@ -28,7 +28,7 @@ enum sprof_rec_type {
     SPROF_REC_THREAD = 3,  /* a thread appeared, was named, or exited */
     SPROF_REC_SAMPLE = 4,  /* one stack sample */
     SPROF_REC_STATS = 5,   /* cumulative counters; the last one in the file wins */
-    SPROF_REC_END = 6,     /* clean close; nothing follows */
+    SPROF_REC_END = 6,     /* clean close; nothing follows (format 1.3: struct sprof_rec_end) */
 };
 
 struct sprof_rec_hdr {
@@ -195,8 +195,40 @@ struct sprof_rec_stats {
     /* Format 1.2 */
     uint64_t own_cpu_ns;      /* CPU of sprof's own threads (writer, sampler) and of its final drain:
                                * what profiling cost beyond the per-sample work inside the program's threads */
+    /* Format 1.3: what went wrong while recording (absent/0 in older files) */
+    uint32_t problems;        /* enum sprof_problem bits */
+    uint32_t write_errno;     /* PROBLEM_WRITE_FAILED: errno of the write that failed (ENOSPC, EDQUOT, EFBIG...) */
 };
 #define SPROF_REC_STATS_V1_SIZE 64u /* STATS before format 1.1 */
 #define SPROF_REC_STATS_V11_SIZE 104u /* STATS of format 1.1 */
+#define SPROF_REC_STATS_V12_SIZE 112u /* STATS of format 1.2 */
+
+/* STATS.problems (format 1.3): what kept the trace from being complete. */
+enum sprof_problem {
+    SPROF_PROBLEM_WRITE_FAILED = 1u << 0,   /* a write to the trace failed (write_errno: ENOSPC = disk full,
+                                             * EDQUOT, EFBIG = RLIMIT_FSIZE...): records after it are lost */
+    SPROF_PROBLEM_SIGNAL_TAKEN = 1u << 1,   /* the program installed its own handler for sprof's profiling
+                                             * signal: sampling by signal stopped there */
+    SPROF_PROBLEM_SIGNAL_BLOCKED = 1u << 2, /* a thread blocked sprof's profiling signal: its samples stayed
+                                             * pending (not taken while blocked) */
+};
+
+/* Format 1.3: END carries why the trace ended. An 8-byte END (older
+ * writers) is a clean close with the reason not recorded. */
+enum sprof_end_reason {
+    SPROF_END_NOT_RECORDED = 0,
+    SPROF_END_EXIT = 1,         /* exit() / return from main (the runtime's destructor) */
+    SPROF_END_UNDERSCORE_EXIT = 2, /* _exit / _Exit */
+    SPROF_END_EXEC = 3,         /* the process exec()ed another image */
+    SPROF_END_FATAL_SIGNAL = 4, /* a fatal signal (END.signal) sprof saw before the default action ran */
+    SPROF_END_WRITE_FAILED = 5, /* writing failed (STATS.write_errno): the runtime cut the file back to
+                                 * a whole record to fit STATS and END; sampling went on unrecorded */
+};
+
+struct sprof_rec_end {
+    struct sprof_rec_hdr h;
+    uint32_t reason; /* enum sprof_end_reason */
+    uint32_t signal; /* FATAL_SIGNAL: the signal number; else 0 */
+};
 
 #endif

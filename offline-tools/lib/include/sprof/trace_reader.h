@@ -76,6 +76,10 @@ int sprof_trace_next(sprof_trace *t, sprof_trace_record *rec, char *err, size_t 
 void sprof_trace_rewind(sprof_trace *t);
 /* After next() returned 0: 1 if the file ended without an END record. */
 int sprof_trace_truncated(const sprof_trace *t);
+/* After next() returned 0 at an END: why the trace ended (enum
+ * sprof_end_reason, 0 = not recorded: an older writer, or no END) and, for
+ * SPROF_END_FATAL_SIGNAL, the signal in *signal (may be NULL). */
+uint32_t sprof_trace_end_reason(const sprof_trace *t, uint32_t *signal);
 /* Byte offset of the record next() will read. */
 uint64_t sprof_trace_offset(const sprof_trace *t);
 

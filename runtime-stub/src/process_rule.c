@@ -1,0 +1,208 @@
+/* Which process of a tree holds the trace's name (docs/runtime.md,
+ * "Wrappers and process trees"). SPROF_OUT and LD_PRELOAD are inherited,
+ * so a wrapper (sh -c, timeout, env, make) starts profiling before the
+ * program the user meant. The rule:
+ *  - a process that execs before it has a single sample leaves no file:
+ *    the image it execs takes the name (env, exec-ing shells);
+ *  - a process whose name is held by a live ancestor that has recorded
+ *    almost nothing (a wrapper that forked it and waits) takes the name
+ *    over; the ancestor's trace moves to <name>.<ancestor pid>;
+ *  - a process whose name is held by a live ancestor that did work (a
+ *    program running a helper) runs unprofiled without a word;
+ *  - at its exit, a process that lost its name that way removes its trace
+ *    and prints nothing if it still is a wrapper's (at most hz/10
+ *    samples); a larger one stays as <name>.<pid>, named by its exit line.
+ * Everything here is async-signal-safe where the finish path needs it. */
+#define _GNU_SOURCE
+#include <errno.h>
+#include <fcntl.h>
+#include <stdio.h>
+#include <string.h>
+#include <sys/mman.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "rt_internal.h"
+
+#define WRAPPER_TRACE_MAX (4u << 20) /* a wrapper's trace is a few KiB */
+
+/* path + sep + number, without stdio (finish may run in a signal handler) */
+static void join_number(const char *path, char sep, uint32_t v, char *out, size_t outlen)
+{
+    size_t o = 0;
+    while (*path && o + 12 < outlen) out[o++] = *path++;
+    out[o++] = sep;
+    char d[12];
+    int n = 0;
+    do { d[n++] = (char)('0' + v % 10); v /= 10; } while (v);
+    while (n) out[o++] = d[--n];
+    out[o] = 0;
+}
+
+/* <name>.<pid>: where a wrapper's trace goes when a descendant takes its name */
+static void name_with_pid(const char *path, uint32_t pid, char *out, size_t outlen)
+{
+    join_number(path, '.', pid, out, outlen);
+}
+
+/* The parent pid of pid, from /proc/<pid>/stat (field 4, after the
+ * parenthesised command name); 0 if unknown. */
+static pid_t parent_of(pid_t pid)
+{
+    char path[48], buf[512];
+    snprintf(path, sizeof path, "/proc/%d/stat", (int)pid);
+    int fd = open(path, O_RDONLY | O_CLOEXEC);
+    if (fd < 0) return 0;
+    ssize_t n = read(fd, buf, sizeof buf - 1);
+    close(fd);
+    if (n <= 0) return 0;
+    buf[n] = 0;
+    const char *p = strrchr(buf, ')');
+    int ppid = 0;
+    if (!p || sscanf(p + 1, " %*c %d", &ppid) != 1) return 0;
+    return (pid_t)ppid;
+}
+
+static int is_ancestor(pid_t who)
+{
+    pid_t p = getppid();
+    for (int depth = 0; p > 1 && depth < 64; depth++) {
+        if (p == who) return 1;
+        p = parent_of(p);
+    }
+    return 0;
+}
+
+/* At most this many samples, a trace is a wrapper's (100 ms of CPU). */
+static uint64_t wrapper_samples(uint32_t hz) { return hz / 10; }
+
+struct holder {
+    pid_t pid;        /* INFO pid; 0 if the file is not a trace */
+    int ended;        /* END seen */
+    int wrapper;      /* at most wrapper_samples() samples */
+};
+
+/* Who holds the name: the trace's INFO pid, whether it ended, whether it
+ * is a wrapper's. A trace too large to scan is not a wrapper's. */
+static struct holder read_holder(int fd, uint64_t size)
+{
+    struct holder h = {0, 0, 0};
+    struct sprof_rec_info info;
+    if (pread(fd, &info, sizeof info, sizeof(struct sprof_trace_file_header)) != (ssize_t)sizeof info ||
+        info.h.type != SPROF_REC_INFO)
+        return h;
+    char magic[8];
+    if (pread(fd, magic, sizeof magic, 0) != (ssize_t)sizeof magic || memcmp(magic, SPROF_TRACE_MAGIC, 8) != 0)
+        return h;
+    h.pid = (pid_t)info.pid;
+    if (size > WRAPPER_TRACE_MAX) return h;
+    const uint8_t *m = mmap(NULL, size, PROT_READ, MAP_PRIVATE, fd, 0);
+    if (m == MAP_FAILED) return h;
+    uint64_t samples = 0, off = sizeof(struct sprof_trace_file_header);
+    while (off + sizeof(struct sprof_rec_hdr) <= size) {
+        struct sprof_rec_hdr rh;
+        memcpy(&rh, m + off, sizeof rh);
+        if (rh.size < sizeof rh || rh.size % 8 || rh.size > size - off) break;
+        if (rh.type == SPROF_REC_SAMPLE) samples++;
+        else if (rh.type == SPROF_REC_END) h.ended = 1;
+        off += rh.size;
+    }
+    munmap((void *)m, size);
+    h.wrapper = samples <= wrapper_samples(info.hz);
+    return h;
+}
+
+/* rename without replacing anything (link + unlink where renameat2 is missing) */
+static int rename_noreplace(const char *from, const char *to)
+{
+    if (renameat2(AT_FDCWD, from, AT_FDCWD, to, RENAME_NOREPLACE) == 0) return 0;
+    if (errno != EINVAL && errno != ENOSYS) return -1;
+    if (link(from, to) != 0) return -1;
+    return unlink(from);
+}
+
+int sprof_rule_name_held(const char *path)
+{
+    int fd = open(path, O_RDONLY | O_NOFOLLOW | O_CLOEXEC | O_NONBLOCK);
+    if (fd < 0) return SPROF_NAME_OTHER;
+    struct stat st;
+    struct holder h = {0, 0, 0};
+    if (fstat(fd, &st) == 0 && S_ISREG(st.st_mode) && st.st_uid == geteuid() &&
+        st.st_size >= (off_t)(sizeof(struct sprof_trace_file_header) + sizeof(struct sprof_rec_info)))
+        h = read_holder(fd, (uint64_t)st.st_size);
+    close(fd);
+    if (h.pid <= 1 || h.pid == getpid() || h.ended || !is_ancestor(h.pid)) return SPROF_NAME_OTHER;
+    /* a live ancestor that did work: its trace is what was asked for */
+    if (!h.wrapper) return SPROF_NAME_ANCESTOR;
+    char moved[sizeof g_sprof.cfg.out_path + 16];
+    name_with_pid(path, (uint32_t)h.pid, moved, sizeof moved);
+    return rename_noreplace(path, moved) == 0 ? SPROF_NAME_TAKEN_OVER : SPROF_NAME_OTHER;
+}
+
+static int same_file(const char *path, const struct stat *mine)
+{
+    struct stat st;
+    return lstat(path, &st) == 0 && st.st_dev == mine->st_dev && st.st_ino == mine->st_ino;
+}
+
+/* The file's current absolute name, from /proc/self/fd (it follows
+ * renames, and does not depend on the working directory the program may
+ * have changed since the open). 0 if unknown. */
+static int current_name(int fd, char *out, size_t outlen)
+{
+    char link[32];
+    join_number("/proc/self/fd", '/', (uint32_t)fd, link, sizeof link);
+    ssize_t n = readlink(link, out, outlen - 1);
+    if (n <= 0) return 0;
+    out[n] = 0;
+    return 1;
+}
+
+/* Is cur <dir>/<basename of the trace's name>.<our pid>: moved aside by a descendant? */
+static int moved_aside(const char *cur)
+{
+    const char *base = strrchr(g_sprof.cfg.out_path, '/');
+    base = base ? base + 1 : g_sprof.cfg.out_path;
+    char want[256];
+    if (strlen(base) + 16 > sizeof want) return 0;
+    want[0] = '/';
+    name_with_pid(base, (uint32_t)getpid(), want + 1, sizeof want - 1);
+    size_t lc = strlen(cur), lw = strlen(want);
+    return lc > lw && memcmp(cur + lc - lw, want, lw) == 0;
+}
+
+/* The exit line names the file by its full current name: a relative
+ * SPROF_OUT means a different file in each directory a process tree works
+ * in (make -C), and the trace may have been moved aside. */
+static void use_full_name(const char *cur)
+{
+    size_t n = strlen(cur);
+    if (n < sizeof g_sprof.cfg.out_path) memcpy(g_sprof.cfg.out_path, cur, n + 1);
+}
+
+int sprof_rule_at_finish(int fd)
+{
+    struct stat mine;
+    char cur[sizeof g_sprof.cfg.out_path + 32];
+    if (fstat(fd, &mine) != 0 || !current_name(fd, cur, sizeof cur)) return 0;
+    int empty = g_sprof.samples_written == 0 && g_sprof.weight_written == 0;
+    int small = g_sprof.samples_written <= wrapper_samples(g_sprof.cfg.hz);
+    /* removed, or replaced under its name (a descendant's SPROF_OVERWRITE=1):
+     * a wrapper says nothing; a process that did work says where it wrote */
+    if (!same_file(cur, &mine)) return small;
+    if (!moved_aside(cur)) {
+        /* exec before any sample: the next image takes the name */
+        if (empty && sprof_end_reason() == SPROF_END_EXEC) {
+            unlink(cur);
+            return 1;
+        }
+        use_full_name(cur);
+        return 0;
+    }
+    if (small) {
+        unlink(cur); /* a wrapper's few samples are not what the user asked for */
+        return 1;
+    }
+    use_full_name(cur); /* it did real work after all: keep it, and the exit line names it */
+    return 0;
+}
