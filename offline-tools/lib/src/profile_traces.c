@@ -382,15 +382,18 @@ static uint32_t unrecorded_frame(sprof_profile *p)
     return sprof_profile_intern_frame(p, &f);
 }
 
-static int expand_trace(loader *L, trace_state *T, char *err, size_t errlen)
+static int expand_trace(loader *L, trace_state *T, sprof_trace *t, char *err, size_t errlen)
 {
     sprof_profile *p = L->p;
     code_ctx ctx = { L, T };
     sprof_unwind_env env = { &ctx, oracle_is_code, oracle_cfi, oracle_sigreturn_at };
-    sprof_raw_sample *r, *tmp;
-    HASH_ITER(hh, T->raw.table, r, tmp) {
+    for (size_t ri = 0; ri < T->raw.distinct; ri++) {
+        const sprof_raw_sample *r = &T->raw.v[ri];
         sprof_sample_view s;
         sprof_raw_view(r, &s);
+        /* distinct samples are in file order: the trace's pages behind this
+         * one are not needed again, and the profile grows in their place */
+        sprof_trace_release(t, r->body);
         sprof_unwind_info ui;
         size_t npcs = sprof_unwind(&s, &env, L->pcs, MAX_UNWIND_FRAMES, &ui);
         /* A skidded sample's leaf function only held the syscall instruction
@@ -508,7 +511,7 @@ static int load_one(loader *L, const char *path, char *err, size_t errlen)
         rc = join_symmap(L, &T, err, errlen);
     }
     if (rc == 0)
-        rc = expand_trace(L, &T, err, errlen);
+        rc = expand_trace(L, &T, t, err, errlen);
     if (rc == 0) {
         /* in the unit of the stacks' counts (a tick kernel sample counts as
          * the periods it stands for), so incomplete <= samples */

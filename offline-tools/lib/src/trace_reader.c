@@ -18,6 +18,7 @@ struct sprof_trace {
     size_t size;
     void *map; /* non-NULL if we own an mmap */
     size_t map_len;
+    size_t released; /* bytes of the map given back with sprof_trace_release */
     char *name;
     size_t off;       /* next record */
     size_t first;     /* offset of the first record */
@@ -116,6 +117,24 @@ void sprof_trace_rewind(sprof_trace *t)
 {
     t->off = t->first;
     t->done = t->truncated = 0;
+}
+
+/* at most one madvise per this many bytes passed */
+#define RELEASE_STEP (8u << 20)
+
+void sprof_trace_release(sprof_trace *t, const void *upto)
+{
+    const uint8_t *p = upto, *base = t->map;
+    if (!t->map || p < base || p > base + t->map_len)
+        return;
+    size_t page = (size_t)sysconf(_SC_PAGESIZE);
+    size_t end = (size_t)(p - base) / page * page;
+    if (end < t->released + RELEASE_STEP)
+        return;
+    /* a read-only private file mapping never written: dropping its pages
+     * loses nothing, a later touch refaults them from the file */
+    if (madvise((uint8_t *)t->map + t->released, end - t->released, MADV_DONTNEED) == 0)
+        t->released = end;
 }
 
 int sprof_trace_truncated(const sprof_trace *t) { return t->truncated; }
