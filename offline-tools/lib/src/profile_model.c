@@ -22,11 +22,8 @@ void sprof_profile_free(sprof_profile *p)
             HASH_DEL(p->internal->frame_table, f);
             free(f);
         }
-        sprof_stack_entry *s, *stmp;
-        HASH_ITER(hh, p->internal->stack_table, s, stmp) {
-            HASH_DEL(p->internal->stack_table, s);
-            free(s);
-        }
+        sprof_index_free(&p->internal->stack_index);
+        sprof_arena_free(&p->internal->stack_frames); /* the stacks' frames */
         free(p->internal->roles);
         free(p->internal);
     }
@@ -35,8 +32,6 @@ void sprof_profile_free(sprof_profile *p)
         free((void *)p->frames[i].name);
     }
     free(p->frames);
-    for (size_t i = 0; i < p->nstacks; i++)
-        free(p->stacks[i].frames);
     free(p->stacks);
     free(p->binary_path);
     for (size_t i = 0; i < p->ntraces; i++)
@@ -114,47 +109,40 @@ uint32_t sprof_profile_intern_frame(sprof_profile *p, const sprof_pframe *f)
     return e->index;
 }
 
+static uint64_t stack_hash(const uint32_t *frames, uint32_t n, uint32_t tid)
+{
+    return sprof_mix64(sprof_hash64(frames, (size_t)n * sizeof *frames) ^ ((uint64_t)tid << 32 | n));
+}
+
 int sprof_profile_add_stack(sprof_profile *p, const uint32_t *frames, uint32_t n, uint64_t samples,
                             uint64_t cpu_ns, uint32_t tid)
 {
     for (uint32_t i = 0; i < n; i++)
         if (frames[i] >= p->nframes)
             return -1;
-    size_t keylen = (size_t)(n + 1) * sizeof(uint32_t);
-    sprof_stack_entry *e = malloc(sizeof *e + keylen);
-    if (!e)
-        return -1;
-    e->key[0] = tid;
-    if (n)
-        memcpy(e->key + 1, frames, n * sizeof *frames);
-    unsigned hv = (unsigned)sprof_hash64(e->key, keylen);
-    sprof_stack_entry *found;
-    HASH_FIND_BYHASHVALUE(hh, p->internal->stack_table, e->key, keylen, hv, found);
-    if (found) {
-        free(e);
-        p->stacks[found->index].samples += samples;
-        p->stacks[found->index].cpu_ns += cpu_ns;
-        return 0;
-    }
-    if (p->nstacks == p->internal->stacks_cap) {
-        size_t cap = p->internal->stacks_cap ? p->internal->stacks_cap * 2 : 256;
-        sprof_pstack *v = realloc(p->stacks, cap * sizeof *v);
-        if (!v) {
-            free(e);
-            return -1;
+    struct sprof_profile_internal *in = p->internal;
+    uint32_t h = sprof_index_hash(stack_hash(frames, n, tid)), i;
+    for (size_t pos = sprof_index_first(&in->stack_index, h); sprof_index_next(&in->stack_index, &pos, h, &i);) {
+        sprof_pstack *s = &p->stacks[i];
+        if (s->tid == tid && s->nframes == n && (!n || memcmp(s->frames, frames, n * sizeof *frames) == 0)) {
+            s->samples += samples;
+            s->cpu_ns += cpu_ns;
+            return 0;
         }
+    }
+    if (p->nstacks == in->stacks_cap) {
+        size_t cap = in->stacks_cap ? in->stacks_cap * 2 : 256;
+        sprof_pstack *v = realloc(p->stacks, cap * sizeof *v);
+        if (!v)
+            return -1;
         p->stacks = v;
-        p->internal->stacks_cap = cap;
+        in->stacks_cap = cap;
     }
-    uint32_t *copy = malloc(n ? n * sizeof *copy : 1);
-    if (!copy) {
-        free(e);
+    uint32_t *copy = sprof_arena_alloc(&in->stack_frames, n ? n * sizeof *copy : 1);
+    if (!copy || sprof_index_add(&in->stack_index, h, (uint32_t)p->nstacks) != 0)
         return -1;
-    }
     if (n)
         memcpy(copy, frames, n * sizeof *frames);
-    p->stacks[p->nstacks] = (sprof_pstack){ n, copy, samples, cpu_ns, tid };
-    e->index = (uint32_t)p->nstacks++;
-    HASH_ADD_KEYPTR_BYHASHVALUE(hh, p->internal->stack_table, e->key, keylen, hv, e);
+    p->stacks[p->nstacks++] = (sprof_pstack){ n, copy, samples, cpu_ns, tid };
     return 0;
 }

@@ -62,6 +62,9 @@ typedef struct trace_state {
     uint64_t kept, filtered, truncated;
     uint64_t counted; /* the kept samples as counted (sample_count): the unit of stack counts */
     uint64_t count_frac_ns; /* sample_count's carried fraction of a period */
+    int forced;      /* joined to a symmap of another build under --force */
+    int cut;         /* the file ends without END */
+    uint64_t cut_at; /* where the reading stopped */
     sprof_trace_accounting acct; /* path owned by the profile once added */
 } trace_state;
 
@@ -276,6 +279,8 @@ static int read_trace(loader *L, trace_state *T, sprof_trace *t, char *err, size
                 snprintf(err, errlen, "%s: out of memory", T->path);
                 return -1;
             }
+            /* the raw table points into the file, it does not need it in RAM */
+            sprof_trace_release(t, rec.u.sample.ret);
             break;
         case SPROF_REC_STATS:
             T->dropped = rec.u.stats.samples_dropped; /* cumulative: the last one wins */
@@ -328,6 +333,16 @@ static int join_symmap(loader *L, trace_state *T, char *err, size_t errlen)
         if (exe && (sid_len == 0 || exe->build_id_len == 0))
             main_mod = exe; /* one side has no build-id: trust the path */
     }
+    if (!main_mod && !exe && T->cut) {
+        /* not a build mismatch: the program was stopped before the runtime
+         * wrote what the join needs */
+        snprintf(err, errlen,
+                 "%s: the trace is cut short at byte %" PRIu64 ", before %s: the program was "
+                 "stopped as sprof started (no samples to read); profile it again",
+                 T->path, T->cut_at,
+                 !T->have_info ? "its INFO record" : T->as.n ? "the mapping of the executable" : "its mappings");
+        return -1;
+    }
     if (!main_mod) {
         if (!L->opt->force) {
             char a[80], b[80];
@@ -339,6 +354,7 @@ static int join_symmap(loader *L, trace_state *T, char *err, size_t errlen)
                      T->path, a, L->symmap_path, b);
             return -1;
         }
+        T->forced = 1;
         main_mod = exe;
         if (!main_mod)
             return 0; /* nothing to join: everything is named from ELF files */
@@ -391,8 +407,8 @@ static int expand_trace(loader *L, trace_state *T, sprof_trace *t, char *err, si
         const sprof_raw_sample *r = &T->raw.v[ri];
         sprof_sample_view s;
         sprof_raw_view(r, &s);
-        /* distinct samples are in file order: the trace's pages behind this
-         * one are not needed again, and the profile grows in their place */
+        /* distinct samples are in file order: a second pass that gives the
+         * trace's pages back behind it, as the read did */
         sprof_trace_release(t, r->body);
         sprof_unwind_info ui;
         size_t npcs = sprof_unwind(&s, &env, L->pcs, MAX_UNWIND_FRAMES, &ui);
@@ -506,6 +522,8 @@ static int load_one(loader *L, const char *path, char *err, size_t errlen)
     int rc = read_trace(L, &T, t, err, errlen);
     if (rc == 0 && sprof_trace_truncated(t))
         L->p->stats.truncated_files++;
+    T.cut = sprof_trace_truncated(t);
+    T.cut_at = sprof_trace_offset(t);
     if (rc == 0) {
         sprof_as_finish(&T.as);
         rc = join_symmap(L, &T, err, errlen);
@@ -519,6 +537,8 @@ static int load_one(loader *L, const char *path, char *err, size_t errlen)
         L->p->stats.filtered += T.filtered;
         L->p->stats.truncated += T.truncated;
         L->p->stats.dropped += T.dropped;
+        if (T.forced)
+            L->p->stats.forced += T.counted;
         note_time_span(L->p, &T, L->opt->from_ns);
         rc = add_accounting(L->p, &T.acct, path, err, errlen);
     }

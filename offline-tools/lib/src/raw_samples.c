@@ -6,9 +6,9 @@
  * and its body: ret[nframes], fpoff[nframes] (padded to 8),
  * cand_off[ncand] (padded), cand_val[ncand]
  * The body is laid out exactly as in a trace's SAMPLE record, so when the
- * reader's view points into the record (the normal case) it is hashed,
- * compared and kept in place: no copy at all, the entry points into the
- * trace's mapping.
+ * reader's view points into the record (the normal case) it is hashed and
+ * compared in place; past COPY_BUDGET bytes of copies the entry points
+ * into the trace's mapping instead of a copy.
  * Absolute sp/fp are kept: the unwinder compares rbp with frame record
  * addresses, and a candidate may be a stack address, so only samples with
  * the very same stack words are the same sample. In practice sp is a
@@ -20,7 +20,11 @@
 #include "raw_samples.h"
 
 #define HEAD_WORDS SPROF_RAW_HEAD_WORDS
-#define COPY_BLOCK_WORDS (1u << 16)
+/* Bodies are copied next to each other up to this many bytes (a repeated
+ * sample compares against its copy, in a few hot cache lines instead of a
+ * page of the file each), and left in the mapping beyond, so a trace of
+ * mostly distinct samples is not held twice. */
+#define COPY_BUDGET ((size_t)16 << 20)
 
 static size_t pad8(size_t n)
 {
@@ -77,27 +81,6 @@ static const void *sample_body(sprof_raw_table *t, const sprof_sample_view *s, s
     return t->scratch;
 }
 
-/* A body that is not in the trace's mapping: copied into a block of the table. */
-static const void *keep_copy(sprof_raw_table *t, const void *body, size_t len)
-{
-    size_t words = len / 8;
-    sprof_raw_block *b = t->copies;
-    if (!b || b->size - b->used < words) {
-        size_t size = words > COPY_BLOCK_WORDS ? words : COPY_BLOCK_WORDS;
-        b = malloc(sizeof *b + size * 8);
-        if (!b)
-            return NULL;
-        b->next = t->copies;
-        b->used = 0;
-        b->size = size;
-        t->copies = b;
-    }
-    uint64_t *w = b->words + b->used;
-    memcpy(w, body, len);
-    b->used += words;
-    return w;
-}
-
 static int add_entry(sprof_raw_table *t, uint32_t h32, const uint64_t *head, const void *body, size_t blen,
                      int in_place)
 {
@@ -111,7 +94,14 @@ static int add_entry(sprof_raw_table *t, uint32_t h32, const uint64_t *head, con
     }
     sprof_raw_sample *e = &t->v[t->distinct];
     memcpy(e->head, head, sizeof e->head);
-    e->body = blen && !in_place ? keep_copy(t, body, blen) : body;
+    e->body = body;
+    if (blen && (!in_place || t->copied + blen <= COPY_BUDGET)) {
+        void *copy = sprof_arena_alloc(&t->copies, blen);
+        t->copied += blen;
+        if (copy)
+            memcpy(copy, body, blen);
+        e->body = copy;
+    }
     if (blen && !e->body)
         return -1;
     e->count = 0;
@@ -191,11 +181,7 @@ void sprof_raw_view(const sprof_raw_sample *r, sprof_sample_view *s)
 
 void sprof_raw_free(sprof_raw_table *t)
 {
-    while (t->copies) {
-        sprof_raw_block *next = t->copies->next;
-        free(t->copies);
-        t->copies = next;
-    }
+    sprof_arena_free(&t->copies);
     free(t->v);
     sprof_index_free(&t->index);
     free(t->scratch);

@@ -3,7 +3,8 @@
  * the tid when per thread) are merged by a 64-bit hash + memcmp before any
  * unwinding or symbolization, accumulating count and weight. Memory grows
  * with distinct raw stacks, not samples: an entry is 72 bytes plus 8 in
- * the index, the frame words stay in the trace's mapping (the reader's
+ * the index; beyond a fixed budget of copies the frame words stay in the
+ * trace's mapping (the reader's
  * views are valid until the trace is closed; the table must be freed
  * first). Internal to offline-tools/lib. */
 #ifndef SPROF_RAW_SAMPLES_H
@@ -12,6 +13,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "arena.h"
 #include "index_table.h"
 #include "sprof/trace_reader.h"
 
@@ -32,20 +34,13 @@ typedef struct sprof_raw_front {
     uint32_t index; /* + 1; 0 = empty */
 } sprof_raw_front;
 
-/* Bodies the reader's view did not lay out as in the record, copied here
- * in blocks that never move. */
-typedef struct sprof_raw_block {
-    struct sprof_raw_block *next;
-    size_t used, size;
-    uint64_t words[];
-} sprof_raw_block;
-
 typedef struct sprof_raw_table {
     sprof_raw_sample *v; /* distinct samples in first-seen order */
     size_t distinct, cap;
     sprof_index_table index;
     sprof_raw_front *front; /* SPROF_RAW_FRONT_SLOTS, allocated on first add */
-    sprof_raw_block *copies;
+    sprof_arena copies; /* copied bodies (raw_samples.c) */
+    size_t copied;      /* bytes in copies */
     uint64_t *scratch;
     size_t scratch_words;
 } sprof_raw_table;

@@ -119,8 +119,10 @@ void sprof_trace_rewind(sprof_trace *t)
     t->done = t->truncated = 0;
 }
 
-/* at most one madvise per this many bytes passed */
-#define RELEASE_STEP (8u << 20)
+/* at most one madvise per this many bytes passed: each also drops the
+ * pages of the first samples of hot stacks, which the next compare reads
+ * back, so not too often */
+#define RELEASE_STEP (32u << 20)
 
 void sprof_trace_release(sprof_trace *t, const void *upto)
 {
@@ -129,6 +131,8 @@ void sprof_trace_release(sprof_trace *t, const void *upto)
         return;
     size_t page = (size_t)sysconf(_SC_PAGESIZE);
     size_t end = (size_t)(p - base) / page * page;
+    if (end < t->released)
+        t->released = 0; /* a new pass from the start */
     if (end < t->released + RELEASE_STEP)
         return;
     /* a read-only private file mapping never written: dropping its pages
