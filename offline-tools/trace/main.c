@@ -263,6 +263,14 @@ static int info(sprof_trace *t, FILE *o)
         free(th);
         return 1;
     }
+    if (!have_info && sprof_trace_truncated(t)) {
+        fprintf(stderr,
+                "%s: the trace is cut short at byte %" PRIu64 ", before its INFO record: the program was stopped "
+                "as sprof started (no samples to read); profile it again\n",
+                sprof_trace_name(t), sprof_trace_offset(t));
+        free(th);
+        return 1;
+    }
     if (!have_info) {
         fprintf(stderr, "%s: no INFO record\n", sprof_trace_name(t));
         free(th);

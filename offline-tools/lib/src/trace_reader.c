@@ -39,7 +39,14 @@ sprof_trace *sprof_trace_open_mem(const void *data, size_t size, const char *nam
     if (!name) name = "<memory>";
     struct sprof_trace_file_header fh;
     if (size < sizeof fh) {
-        set_err(err, errlen, "%s: too short for a trace header (%zu bytes)", name, size);
+        size_t m = size < 8 ? size : 8;
+        if (size > 0 && memcmp(data, SPROF_TRACE_MAGIC, m) == 0)
+            set_err(err, errlen,
+                    "%s: the trace is cut short at byte %zu, inside its %zu-byte file header: the program "
+                    "was stopped as sprof started (no samples to read); profile it again",
+                    name, size, sizeof fh);
+        else
+            set_err(err, errlen, "%s: too short for a trace header (%zu bytes)", name, size);
         return NULL;
     }
     memcpy(&fh, data, sizeof fh);
