@@ -6,10 +6,11 @@
 #    tests/scale/scale_workload);
 # 2. sprof-trace info on traces of THREADS threads (default 10k 20k 40k 80k):
 #    the time must grow linearly;
+#    and sprof-fold on traces with as many mappings;
 # 3. every view on a trace of STACKS distinct stacks (default 1,000,000,
 #    160 bytes a sample): wall seconds, max RSS, and RSS / trace size
-#    (target <= 2.0, issue 16). sprof-diff compares the trace with itself
-#    (both sides loaded: its RSS / size is per side).
+#    (target <= 2.0, issue 16). sprof-diff compares the trace with itself:
+#    its ratio is over both inputs.
 # Needs GNU time (/usr/bin/time -v, package `time`).
 set -eu
 here=$(cd "$(dirname "$0")" && pwd)
@@ -46,6 +47,14 @@ for n in $threads; do
 done
 rm -f "$work/t.trace"
 
+echo "== sprof-fold by mapping count (1,000 samples)"
+for n in $threads; do
+    "$gen" "$prog" "$work/w.symmap" "$work/t.trace" mappings "$n"
+    size=$(stat -c %s "$work/t.trace")
+    measure "fold, $n mappings" "$bin/sprof-fold" "$work/t.trace" "$work/w.symmap" -o "$work/out"
+done
+rm -f "$work/t.trace"
+
 "$gen" "$prog" "$work/w.symmap" "$work/s.trace" stacks "$stacks"
 size=$(stat -c %s "$work/s.trace")
 echo "== $stacks distinct stacks, trace $(awk -v s="$size" 'BEGIN{printf "%.1f", s / 1048576}') MiB"
@@ -59,4 +68,5 @@ measure "sprof-flamegraph" "$bin/sprof-flamegraph" "$t" "$s" -o "$work/out"
 measure "sprof-callgraph" "$bin/sprof-callgraph" "$t" "$s" -o "$work/out"
 measure "sprof-export --pprof" "$bin/sprof-export" "$t" "$s" --pprof "$work/out"
 measure "sprof-export --speedscope" "$bin/sprof-export" "$t" "$s" --speedscope "$work/out"
-measure "sprof-diff" "$bin/sprof-diff" -b "$t" "$s" -a "$t" "$s"
+size=$((size * 2)) # both sides: RSS over the two inputs
+measure "sprof-diff (x both)" "$bin/sprof-diff" -b "$t" "$s" -a "$t" "$s"

@@ -2,12 +2,14 @@
  * a real binary (bench/fold/workload.c) and its symmap:
  *   threads N: N threads, each with a START and a NAME record, one sample
  *              and an EXIT record (sprof-trace info was quadratic in N);
+ *   mappings K: K more MAPPING records (libraries that do not exist on
+ *              disk, one page each) before 1,000 samples;
  *   stacks  M: M samples over 4 threads, every one a distinct stack:
  *              main -> 3 frames from the sample number's prefix class ->
  *              4 base-32 digits of the number -> the leaf in fn_x: 9
  *              frames, 160 bytes per sample (the size the issue measured).
  * Frame records are 32 bytes apart from sp+8, no candidates needed.
- *   usage: gen_scale BINARY SYMMAP OUT.trace threads|stacks COUNT */
+ *   usage: gen_scale BINARY SYMMAP OUT.trace threads|mappings|stacks COUNT */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -64,8 +66,9 @@ static void stack_of(const workload *w, uint64_t k, uint64_t *pc, uint64_t ret[N
 
 int main(int argc, char **argv)
 {
-    if (argc != 6 || (strcmp(argv[4], "threads") != 0 && strcmp(argv[4], "stacks") != 0)) {
-        fprintf(stderr, "usage: gen_scale BINARY SYMMAP OUT.trace threads|stacks COUNT\n");
+    if (argc != 6 || (strcmp(argv[4], "threads") != 0 && strcmp(argv[4], "mappings") != 0 &&
+                      strcmp(argv[4], "stacks") != 0)) {
+        fprintf(stderr, "usage: gen_scale BINARY SYMMAP OUT.trace threads|mappings|stacks COUNT\n");
         return 2;
     }
     char err[512];
@@ -122,6 +125,19 @@ int main(int argc, char **argv)
             uint64_t sp = 0x7ffd00000000ull - 0x10000ull * (i & 0xffff);
             tb_sample(&b, tid, 0, t0 + 2, 1000000, pc, sp, sp + 8, 8, ret, fpoff, NRET, NULL, NULL, 0);
             tb_thread(&b, tid, SPROF_THREAD_EXIT, t0 + 3, "");
+        }
+    } else if (strcmp(argv[4], "mappings") == 0) {
+        static const uint8_t lib_id[20] = { 0x5c };
+        for (uint64_t i = 0; i < count; i++) {
+            char path[64];
+            snprintf(path, sizeof path, "/nonexistent/sprof-scale/lib%llu.so", (unsigned long long)i);
+            uint64_t start = 0x7f0000000000ull + i * 0x10000ull;
+            tb_mapping(&b, start, start + 0x1000, 0, lib_id, sizeof lib_id, path);
+        }
+        for (uint64_t k = 0; k < 1000; k++) {
+            uint64_t sp = 0x7ffd00000000ull;
+            stack_of(&w, k, &pc, ret);
+            tb_sample(&b, 1001, 0, 2000 + k * 1000, 1000000, pc, sp, sp + 8, 8, ret, fpoff, NRET, NULL, NULL, 0);
         }
     } else {
         for (uint32_t tid = 1001; tid <= 4; tid++)

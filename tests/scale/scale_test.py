@@ -3,10 +3,11 @@
 
 Usage: scale_test.py threads | stacks N   (env from ctest: SPROF_BIN, SPROF_BUILD)
 
-  threads   sprof-trace info on 20,000 and 80,000 threads (one sample each):
-            the 80k run must take < 3 s and, once it takes long enough to
-            time, < 10x the 20k run (linear: 4x; the quadratic search it
-            replaced took 8.4 s and 15x on the 2-core dev VM)
+  threads   sprof-trace info on 20,000 and 80,000 threads (one sample each),
+            and sprof-fold on 20,000 and 80,000 mappings: the 80k run must
+            take < 3 s and, once it takes long enough to time, < 10x the
+            20k run (linear: 4x; the quadratic thread search info had took
+            8.4 s and 15x on the 2-core dev VM)
   stacks N  every view on a trace of N distinct stacks (tests/scale/gen_scale,
             160 bytes a sample): peak RSS <= 2 x the trace size + 24 MiB
             (process, symmap and output buffers); sprof-diff loads both
@@ -48,24 +49,30 @@ def must(argv):
         sys.exit(2)
 
 
-def case_threads(d, symmap):
+def linear(d, symmap, what, label, argv_of):
+    """label's best-of-3 time on 20k and 80k `what` (threads, mappings)."""
     times = {}
     for n in (20000, 80000):
-        trace = os.path.join(d, "t%d.trace" % n)
-        must([GEN, PROG, symmap, trace, "threads", str(n)])
+        trace = os.path.join(d, "%s%d.trace" % (what, n))
+        must([GEN, PROG, symmap, trace, what, str(n)])
         best = None
         for _ in range(3):
-            rc, wall, rss, err = measure([tool("sprof-trace"), "info", trace])
+            rc, wall, rss, err = measure(argv_of(trace))
             if rc != 0:
-                failures.append("info on %d threads: exit %d: %s" % (n, rc, err.decode().strip()))
+                failures.append("%s on %d %s: exit %d: %s" % (label, n, what, rc, err.decode().strip()))
                 return
             best = wall if best is None else min(best, wall)
         times[n] = best
-        print("sprof-trace info, %6d threads: %.3f s (best of 3)" % (n, best))
+        print("%s, %6d %s: %.3f s (best of 3)" % (label, n, what, best))
     if times[80000] > 3.0:
-        failures.append("info on 80k threads took %.2f s (> 3 s)" % times[80000])
+        failures.append("%s on 80k %s took %.2f s (> 3 s)" % (label, what, times[80000]))
     if times[80000] > 0.5 and times[80000] > 10 * max(times[20000], 0.01):
-        failures.append("info: 80k threads %.2f s vs 20k %.2f s: not linear" % (times[80000], times[20000]))
+        failures.append("%s: 80k %s %.2f s vs 20k %.2f s: not linear" % (label, what, times[80000], times[20000]))
+
+
+def case_threads(d, symmap):
+    linear(d, symmap, "threads", "sprof-trace info", lambda t: [tool("sprof-trace"), "info", t])
+    linear(d, symmap, "mappings", "sprof-fold", lambda t: [tool("sprof-fold"), t, symmap, "-o", os.devnull])
 
 
 def case_stacks(d, symmap, n):
