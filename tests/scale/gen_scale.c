@@ -15,7 +15,7 @@
 #include <string.h>
 
 #include "sprof/symmap.h"
-#include "trace_builder.h"
+#include "symmap_text.h"
 
 #define LOAD 0x555555554000ull
 #define NFN 32
@@ -25,20 +25,6 @@ typedef struct workload {
     uint64_t lo[NFN], hi[NFN];
     uint64_t main_lo, main_hi;
 } workload;
-
-static int find(const sprof_symmap *m, const char *name, uint64_t *lo, uint64_t *hi)
-{
-    for (size_t i = 0; i < sprof_symmap_function_count(m); i++) {
-        sprof_frame f;
-        sprof_symmap_function(m, i, &f);
-        if (strcmp(f.c_name, name) == 0) {
-            *lo = f.func_lo;
-            *hi = f.func_hi;
-            return 0;
-        }
-    }
-    return -1;
-}
 
 /* a return address (or pc) inside function i, never its first byte */
 static uint64_t inside(const workload *w, int i)
@@ -81,21 +67,13 @@ int main(int argc, char **argv)
     for (int i = 0; i < NFN; i++) {
         char name[16];
         snprintf(name, sizeof name, "fn_%d", i);
-        if (find(m, name, &w.lo[i], &w.hi[i]) != 0) {
+        if (st_function(m, name, &w.lo[i], &w.hi[i]) != 0) {
             fprintf(stderr, "%s: no function %s\n", argv[2], name);
             return 1;
         }
     }
-    if (find(m, "main", &w.main_lo, &w.main_hi) != 0) {
+    if (st_function(m, "main", &w.main_lo, &w.main_hi) != 0) {
         fprintf(stderr, "%s: no main\n", argv[2]);
-        return 1;
-    }
-    const sprof_segment *text = NULL;
-    for (size_t i = 0; i < sprof_symmap_segment_count(m); i++)
-        if (sprof_symmap_segment(m, i)->flags & 1 /* PF_X */)
-            text = sprof_symmap_segment(m, i);
-    if (!text) {
-        fprintf(stderr, "%s: no executable segment\n", argv[2]);
         return 1;
     }
     trace_builder b;
@@ -103,11 +81,9 @@ int main(int argc, char **argv)
         perror(argv[3]);
         return 1;
     }
-    size_t idlen;
-    const uint8_t *id = sprof_symmap_build_id(m, &idlen);
     tb_info(&b, SPROF_MODE_CPU, 1000, 1000, argv[1]);
-    tb_mapping(&b, LOAD + (text->vaddr & ~0xfffull), LOAD + ((text->vaddr + text->memsz + 0xfff) & ~0xfffull),
-               text->file_offset & ~0xfffull, id, (uint32_t)idlen, argv[1]);
+    if (st_map_text(&b, m, LOAD, argv[1], argv[2]) != 0)
+        return 1;
     uint64_t count = strtoull(argv[5], NULL, 10);
     uint32_t fpoff[NRET];
     for (int i = 0; i < NRET; i++)

@@ -68,6 +68,17 @@ int sprof_caveat_text(const sprof_caveats *c, enum sprof_caveat which, char *buf
     }
 }
 
+/* One "<sep>x% of samples <what>" part of the short form, at buf + *o. */
+static void add_part(char *buf, size_t buflen, size_t *o, const char **sep, const char *what, uint64_t part,
+                     uint64_t whole)
+{
+    if (!part || *o >= buflen)
+        return;
+    int n = snprintf(buf + *o, buflen - *o, "%s%.1f%% of samples %s", *sep, pct(part, whole), what);
+    *o += n > 0 ? (size_t)n : 0;
+    *sep = ", ";
+}
+
 int sprof_caveats_short(const sprof_caveats *c, char *buf, size_t buflen)
 {
     if (!buflen)
@@ -75,25 +86,12 @@ int sprof_caveats_short(const sprof_caveats *c, char *buf, size_t buflen)
     buf[0] = '\0';
     if (!c->incomplete && !c->approx_names && !c->forced)
         return 0;
-    size_t o = 0;
-    int n = snprintf(buf, buflen, "warning:");
-    o = n > 0 ? (size_t)n : 0;
+    int n = snprintf(buf, buflen, "warning:%s", c->forced ? " FORCED:" : "");
+    size_t o = n > 0 ? (size_t)n : 0;
     const char *sep = " ";
-    if (c->forced && o < buflen) {
-        n = snprintf(buf + o, buflen - o, "%sFORCED: %.1f%% of samples named through a symmap of another build",
-                     sep, pct(c->forced, c->samples));
-        o += n > 0 ? (size_t)n : 0;
-        sep = ", ";
-    }
-    if (c->incomplete && o < buflen) {
-        n = snprintf(buf + o, buflen - o, "%s%.1f%% of samples have incomplete stacks", sep,
-                     pct(c->incomplete, c->samples));
-        o += n > 0 ? (size_t)n : 0;
-        sep = ", ";
-    }
-    if (c->approx_names && o < buflen)
-        snprintf(buf + o, buflen - o, "%s%.1f%% of samples have guessed Ruby names", sep,
-                 pct(c->approx_names, c->samples));
+    add_part(buf, buflen, &o, &sep, "named through a symmap of another build", c->forced, c->samples);
+    add_part(buf, buflen, &o, &sep, "have incomplete stacks", c->incomplete, c->samples);
+    add_part(buf, buflen, &o, &sep, "have guessed Ruby names", c->approx_names, c->samples);
     return 1;
 }
 

@@ -4,6 +4,7 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <stdarg.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -133,8 +134,8 @@ void sprof_trace_rewind(sprof_trace *t)
 
 void sprof_trace_release(sprof_trace *t, const void *upto)
 {
-    const uint8_t *p = upto, *base = t->map;
-    if (!t->map || p < base || p > base + t->map_len)
+    uintptr_t p = (uintptr_t)upto, base = (uintptr_t)t->map;
+    if (!t->map || p < base || p - base > t->map_len)
         return;
     size_t page = (size_t)sysconf(_SC_PAGESIZE);
     size_t end = (size_t)(p - base) / page * page;
