@@ -17,19 +17,14 @@ void sprof_profile_free(sprof_profile *p)
     if (!p)
         return;
     if (p->internal) {
-        sprof_frame_entry *f, *ftmp;
-        HASH_ITER(hh, p->internal->frame_table, f, ftmp) {
-            HASH_DEL(p->internal->frame_table, f);
-            free(f);
-        }
+        free(p->internal->frame_keys);
+        free(p->internal->key_buf);
+        sprof_index_free(&p->internal->frame_index);
+        sprof_arena_free(&p->internal->frame_strings); /* every frame's strings */
         sprof_index_free(&p->internal->stack_index);
         sprof_arena_free(&p->internal->stack_frames); /* the stacks' frames */
         free(p->internal->roles);
         free(p->internal);
-    }
-    for (size_t i = 0; i < p->nframes; i++) {
-        /* all strings of a frame live in one allocation starting at name */
-        free((void *)p->frames[i].name);
     }
     free(p->frames);
     free(p->stacks);
@@ -47,6 +42,7 @@ static const char *nz(const char *s)
 
 uint32_t sprof_profile_intern_frame(sprof_profile *p, const sprof_pframe *f)
 {
+    struct sprof_profile_internal *in = p->internal;
     const char *strs[4] = { nz(f->name), nz(f->c_name), nz(f->file), nz(f->module) };
     size_t lens[4], total = 0;
     for (int i = 0; i < 4; i++) {
@@ -54,10 +50,14 @@ uint32_t sprof_profile_intern_frame(sprof_profile *p, const sprof_pframe *f)
         total += lens[i];
     }
     size_t keylen = total + 8;
-    sprof_frame_entry *e = malloc(sizeof *e + keylen);
-    if (!e)
-        abort(); /* out of memory while building a profile: nothing sensible to return */
-    char *k = e->key;
+    if (keylen > in->key_cap) {
+        char *buf = realloc(in->key_buf, keylen);
+        if (!buf)
+            abort(); /* out of memory while building a profile: nothing sensible to return */
+        in->key_buf = buf;
+        in->key_cap = keylen;
+    }
+    char *k = in->key_buf;
     for (int i = 0; i < 4; i++) {
         memcpy(k, strs[i], lens[i]);
         k += lens[i];
@@ -66,21 +66,20 @@ uint32_t sprof_profile_intern_frame(sprof_profile *p, const sprof_pframe *f)
     k[4] = (char)f->kind;
     k[5] = (char)f->cost;
     memcpy(k + 6, &f->flags, 2);
-    e->keylen = keylen;
-    unsigned hv = (unsigned)sprof_hash64(e->key, keylen);
-    sprof_frame_entry *found;
-    HASH_FIND_BYHASHVALUE(hh, p->internal->frame_table, e->key, keylen, hv, found);
-    if (found) {
-        free(e);
-        return found->index;
-    }
-    if (p->nframes == p->internal->frames_cap) {
-        size_t cap = p->internal->frames_cap ? p->internal->frames_cap * 2 : 256;
+    uint32_t h = sprof_index_hash(sprof_hash64(in->key_buf, keylen)), i;
+    for (size_t pos = sprof_index_first(&in->frame_index, h); sprof_index_next(&in->frame_index, &pos, h, &i);)
+        if (in->frame_keys[i].keylen == keylen && memcmp(in->frame_keys[i].key, in->key_buf, keylen) == 0)
+            return i;
+    if (p->nframes == in->frames_cap) {
+        size_t cap = in->frames_cap ? in->frames_cap * 2 : 256;
         sprof_pframe *v = realloc(p->frames, cap * sizeof *v);
-        if (!v)
+        if (v)
+            p->frames = v;
+        sprof_frame_key *keys = v ? realloc(in->frame_keys, cap * sizeof *keys) : NULL;
+        if (!keys)
             abort();
-        p->frames = v;
-        p->internal->frames_cap = cap;
+        in->frame_keys = keys;
+        in->frames_cap = cap;
     }
     /* Native names enter mangled from ELF symbols, perf script and older
      * symmaps: a new frame shows the demangled name (once per distinct
@@ -91,22 +90,22 @@ uint32_t sprof_profile_intern_frame(sprof_profile *p, const sprof_pframe *f)
     if (f->kind == SPROF_KIND_NATIVE && !(f->flags & SPROF_PFRAME_SYNTHETIC) &&
         sprof_native_demangle(strs[0], dm, sizeof dm))
         shown = dm;
-    size_t shown_len = strlen(shown) + 1;
-    size_t rest = total - lens[0];
-    char *pool = malloc(shown_len + rest);
-    if (!pool)
+    /* the frame's strings are the key's, but for a demangled name */
+    char *key = sprof_arena_alloc(&in->frame_strings, keylen);
+    char *name = shown == strs[0] ? key : sprof_arena_alloc(&in->frame_strings, strlen(shown) + 1);
+    if (!key || !name || sprof_index_add(&in->frame_index, h, (uint32_t)p->nframes) != 0)
         abort();
-    memcpy(pool, shown, shown_len);
-    memcpy(pool + shown_len, e->key + lens[0], rest);
+    memcpy(key, in->key_buf, keylen);
+    if (name != key)
+        strcpy(name, shown);
+    in->frame_keys[p->nframes] = (sprof_frame_key){ key, keylen };
     sprof_pframe *nf = &p->frames[p->nframes];
     *nf = *f;
-    nf->name = pool;
-    nf->c_name = pool + shown_len;
-    nf->file = pool + shown_len + lens[1];
-    nf->module = pool + shown_len + lens[1] + lens[2];
-    e->index = (uint32_t)p->nframes++;
-    HASH_ADD_KEYPTR_BYHASHVALUE(hh, p->internal->frame_table, e->key, keylen, hv, e);
-    return e->index;
+    nf->name = name;
+    nf->c_name = key + lens[0];
+    nf->file = key + lens[0] + lens[1];
+    nf->module = key + lens[0] + lens[1] + lens[2];
+    return (uint32_t)p->nframes++;
 }
 
 static uint64_t stack_hash(const uint32_t *frames, uint32_t n, uint32_t tid)

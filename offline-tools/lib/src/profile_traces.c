@@ -15,24 +15,17 @@
 #include <string.h>
 #include <sys/mman.h>
 
-#include <uthash.h>
-
 #include "address_space.h"
 #include "stack_shape.h"
 #include "raw_samples.h"
 #include "sprof/profile.h"
 #include "sprof/trace_reader.h"
 #include "symbolize.h"
+#include "thread_names.h"
 #include "unwind.h"
 
 #define MAX_UNWIND_FRAMES 2048
 #define MAX_STACK_FRAMES (MAX_UNWIND_FRAMES * 8)
-
-typedef struct thread_name {
-    UT_hash_handle hh;
-    uint32_t tid;
-    char *name;
-} thread_name;
 
 typedef struct loader {
     sprof_profile *p;
@@ -53,7 +46,7 @@ typedef struct trace_state {
     const char *path;
     sprof_address_space as;
     sprof_raw_table raw;
-    thread_name *threads;
+    sprof_thread_names threads;
     char *exe_path;
     uint64_t start_ns, start_realtime_ns;
     uint64_t last_kept_ns; /* monotonic time of the latest sample kept */
@@ -245,19 +238,10 @@ static int read_trace(loader *L, trace_state *T, sprof_trace *t, char *err, size
             const sprof_thread_view *th = &rec.u.thread;
             if (!th->name || !th->name[0])
                 break;
-            thread_name *tn;
-            HASH_FIND(hh, T->threads, &th->tid, sizeof th->tid, tn);
-            if (!tn) {
-                tn = calloc(1, sizeof *tn);
-                if (!tn) {
-                    snprintf(err, errlen, "%s: out of memory", T->path);
-                    return -1;
-                }
-                tn->tid = th->tid;
-                HASH_ADD(hh, T->threads, tid, sizeof tn->tid, tn);
+            if (sprof_thread_names_set(&T->threads, th->tid, th->name) != 0) {
+                snprintf(err, errlen, "%s: out of memory", T->path);
+                return -1;
             }
-            free(tn->name);
-            tn->name = strdup(th->name);
             break;
         }
         case SPROF_REC_SAMPLE:
@@ -444,11 +428,10 @@ static int expand_trace(loader *L, trace_state *T, sprof_trace *t, char *err, si
             p->stats.incomplete += r->count;
         uint32_t m = 0;
         if (L->opt->per_thread) {
-            thread_name *tn;
-            HASH_FIND(hh, T->threads, &s.tid, sizeof s.tid, tn);
+            const char *tname = sprof_thread_names_get(&T->threads, s.tid);
             char name[300];
-            if (tn && tn->name && tn->name[0])
-                snprintf(name, sizeof name, "[thread %s %" PRIu32 "]", tn->name, s.tid);
+            if (tname && tname[0])
+                snprintf(name, sizeof name, "[thread %s %" PRIu32 "]", tname, s.tid);
             else
                 snprintf(name, sizeof name, "[thread %" PRIu32 "]", s.tid);
             L->rooted[m++] = sprof_synthetic_frame(p, name, SPROF_KIND_NATIVE);
@@ -471,12 +454,7 @@ static void trace_state_free(trace_state *T)
 {
     sprof_as_free(&T->as);
     sprof_raw_free(&T->raw);
-    thread_name *tn, *tmp;
-    HASH_ITER(hh, T->threads, tn, tmp) {
-        HASH_DEL(T->threads, tn);
-        free(tn->name);
-        free(tn);
-    }
+    sprof_thread_names_free(&T->threads);
     free(T->exe_path);
 }
 
