@@ -7,7 +7,8 @@ Usage: scale_test.py threads | stacks N   (env from ctest: SPROF_BIN, SPROF_BUIL
             and sprof-fold on 20,000 and 80,000 mappings: the 80k run must
             take < 3 s and, once it takes long enough to time, < 10x the
             20k run (linear: 4x; the quadratic thread search info had took
-            8.4 s and 15x on the 2-core dev VM)
+            8.4 s and 15x on the 2-core dev VM); sprof-fold --threads on the
+            80k threads (a root frame each) within the memory rule below
   stacks N  every view on a trace of N distinct stacks (tests/scale/gen_scale,
             160 bytes a sample): peak RSS <= 2 x the trace size + 24 MiB
             (process, symmap and output buffers); sprof-diff loads both
@@ -73,6 +74,14 @@ def linear(d, symmap, what, label, argv_of):
 def case_threads(d, symmap):
     linear(d, symmap, "threads", "sprof-trace info", lambda t: [tool("sprof-trace"), "info", t])
     linear(d, symmap, "mappings", "sprof-fold", lambda t: [tool("sprof-fold"), t, symmap, "-o", os.devnull])
+    # a root frame per thread: 80k distinct frames and stacks, same memory rule
+    trace = os.path.join(d, "threads80000.trace")
+    size = os.path.getsize(trace)
+    rc, wall, rss, err = measure([tool("sprof-fold"), "--threads", trace, symmap, "-o", os.devnull])
+    print("sprof-fold --threads, 80000 threads: %.2f s, %.1f MiB, %.2f x the trace" % (wall, rss / 2**20, rss / size))
+    if rc != 0 or rss > 2 * size + FIXED:
+        failures.append("sprof-fold --threads on 80k threads: exit %d, peak RSS %.1f MiB (bound 2 x %.1f + %d MiB)"
+                        % (rc, rss / 2**20, size / 2**20, FIXED >> 20))
 
 
 def case_stacks(d, symmap, n):
