@@ -10,7 +10,7 @@
 #include <string.h>
 
 #include "sprof/symmap.h"
-#include "trace_builder.h"
+#include "symmap_text.h"
 
 #define LOAD 0x555555554000ull
 #define DEPTH 24
@@ -22,20 +22,6 @@ static uint64_t next_rand(void)
     rng ^= rng >> 7;
     rng ^= rng << 17;
     return rng;
-}
-
-static int find(const sprof_symmap *m, const char *name, uint64_t *lo, uint64_t *hi)
-{
-    for (size_t i = 0; i < sprof_symmap_function_count(m); i++) {
-        sprof_frame f;
-        sprof_symmap_function(m, i, &f);
-        if (strcmp(f.c_name, name) == 0) {
-            *lo = f.func_lo;
-            *hi = f.func_hi;
-            return 0;
-        }
-    }
-    return -1;
 }
 
 /* A frameless leaf (burn: CFA = rsp+8) called from path[DEPTH]: its return
@@ -65,25 +51,17 @@ int main(int argc, char **argv)
     for (int i = 0; i < 32; i++) {
         char name[16];
         snprintf(name, sizeof name, "fn_%d", i);
-        if (find(m, name, &fn_lo[i], &fn_hi[i]) != 0) {
+        if (st_function(m, name, &fn_lo[i], &fn_hi[i]) != 0) {
             fprintf(stderr, "%s: no function %s\n", argv[2], name);
             return 1;
         }
     }
-    if (find(m, "burn", &burn_lo, &burn_hi) != 0 && find(m, "burn.constprop.0", &burn_lo, &burn_hi) != 0) {
+    if (st_function(m, "burn", &burn_lo, &burn_hi) != 0 && st_function(m, "burn.constprop.0", &burn_lo, &burn_hi) != 0) {
         fprintf(stderr, "%s: no function burn\n", argv[2]);
         return 1;
     }
-    if (find(m, "main", &main_lo, &main_hi) != 0) {
+    if (st_function(m, "main", &main_lo, &main_hi) != 0) {
         fprintf(stderr, "%s: no main\n", argv[2]);
-        return 1;
-    }
-    const sprof_segment *text = NULL;
-    for (size_t i = 0; i < sprof_symmap_segment_count(m); i++)
-        if (sprof_symmap_segment(m, i)->flags & 1 /* PF_X */)
-            text = sprof_symmap_segment(m, i);
-    if (!text) {
-        fprintf(stderr, "%s: no executable segment\n", argv[2]);
         return 1;
     }
 
@@ -112,11 +90,9 @@ int main(int argc, char **argv)
         perror(argv[3]);
         return 1;
     }
-    size_t idlen;
-    const uint8_t *id = sprof_symmap_build_id(m, &idlen);
     tb_info(&b, SPROF_MODE_CPU, 10000, 1000, argv[1]);
-    tb_mapping(&b, LOAD + (text->vaddr & ~0xfffull), LOAD + ((text->vaddr + text->memsz + 0xfff) & ~0xfffull),
-               text->file_offset & ~0xfffull, id, (uint32_t)idlen, argv[1]);
+    if (st_map_text(&b, m, LOAD, argv[1], argv[2]) != 0)
+        return 1;
     for (uint32_t tid = 1; tid <= 4; tid++)
         tb_thread(&b, 1000 + tid, SPROF_THREAD_START, 1000, "worker");
     uint32_t fpoff[DEPTH + 1];

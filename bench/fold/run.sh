@@ -23,7 +23,7 @@ cc=${CC:-cc}
 $cc -O2 -g -fno-omit-frame-pointer "$here/workload.c" -o "$work/workload"
 "$build/bin/sprof-symmap" "$work/workload" -o "$work/workload.symmap" --quiet
 $cc -O2 -std=gnu11 -I"$src/tests/fold" -I"$src/symmap/include" -I"$src/runtime-stub/include" \
-    "$here/gen_trace.c" "$src/tests/fold/trace_builder.c" "$build/lib/libsprof_symmap.a" -o "$work/gen_trace"
+    "$here/gen_trace.c" "$src/tests/fold/trace_builder.c" "$src/tests/fold/symmap_text.c" "$build/lib/libsprof_symmap.a" -o "$work/gen_trace"
 "$work/gen_trace" "$work/workload" "$work/workload.symmap" "$work/t.trace" "$n" 3000
 bytes=$(stat -c %s "$work/t.trace")
 

@@ -178,6 +178,8 @@ static void print_stats(const sprof_profile *p, size_t distinct)
         fprintf(stderr, ", %" PRIu64 " filtered out", s->filtered);
     if (s->truncated_files)
         fprintf(stderr, ", %" PRIu64 " trace(s) cut short (no END record)", s->truncated_files);
+    if (s->forced)
+        fprintf(stderr, ", FORCED: %" PRIu64 " samples named through a symmap of another build", s->forced);
     fputc('\n', stderr);
 }
 

@@ -4,6 +4,8 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include <uthash.h>
+
 #include "ending.h"
 #include "sprof/trace_reader.h"
 
@@ -167,6 +169,23 @@ struct thread_sum {
     char name[32];
 };
 
+/* tid -> index into the thread_sum array (kept in first-seen order for the
+ * listing): a linear search per record made info quadratic in threads */
+struct thread_slot {
+    uint32_t tid;
+    size_t index;
+    UT_hash_handle hh;
+};
+
+static void free_slots(struct thread_slot **slots)
+{
+    struct thread_slot *e, *tmp;
+    HASH_ITER(hh, *slots, e, tmp) {
+        HASH_DEL(*slots, e);
+        free(e);
+    }
+}
+
 static int info(sprof_trace *t, FILE *o)
 {
     char err[512];
@@ -179,6 +198,7 @@ static int info(sprof_trace *t, FILE *o)
     uint64_t samples = 0, weight = 0, kweight = 0, ksamples = 0, offcpu = 0, trunc = 0, scanned = 0, mappings = 0, frames = 0, cands = 0;
     uint64_t bytes = 0;
     struct thread_sum *th = NULL;
+    struct thread_slot *slots = NULL;
     size_t nth = 0, cap = 0;
     char exe[4096] = "";
     int rc;
@@ -197,23 +217,26 @@ static int info(sprof_trace *t, FILE *o)
             mappings++;
         } else if (r.type == SPROF_REC_SAMPLE || r.type == SPROF_REC_THREAD) {
             uint32_t tid = r.type == SPROF_REC_SAMPLE ? r.u.sample.tid : r.u.thread.tid;
-            size_t i;
-            for (i = 0; i < nth && th[i].tid != tid; i++) {
-            }
-            if (i == nth) {
-                if (nth == cap) {
-                    cap = cap ? cap * 2 : 16;
-                    struct thread_sum *n = realloc(th, cap * sizeof *th);
-                    if (!n) {
-                        free(th);
-                        fprintf(stderr, "%s: out of memory\n", sprof_trace_name(t));
-                        return 1;
-                    }
-                    th = n;
+            struct thread_slot *slot;
+            HASH_FIND(hh, slots, &tid, sizeof tid, slot);
+            if (!slot) {
+                struct thread_sum *n = nth < cap ? th : realloc(th, (cap = cap ? cap * 2 : 16) * sizeof *th);
+                slot = malloc(sizeof *slot);
+                if (!n || !slot) {
+                    free(n ? n : th);
+                    free(slot);
+                    free_slots(&slots);
+                    fprintf(stderr, "%s: out of memory\n", sprof_trace_name(t));
+                    return 1;
                 }
+                th = n;
                 memset(&th[nth], 0, sizeof th[nth]);
-                th[nth++].tid = tid;
+                th[nth].tid = tid;
+                slot->tid = tid;
+                slot->index = nth++;
+                HASH_ADD(hh, slots, tid, sizeof slot->tid, slot);
             }
+            size_t i = slot->index;
             if (r.type == SPROF_REC_THREAD) {
                 if (r.u.thread.name[0]) snprintf(th[i].name, sizeof th[i].name, "%s", r.u.thread.name);
             } else {
@@ -235,8 +258,17 @@ static int info(sprof_trace *t, FILE *o)
             }
         }
     }
+    free_slots(&slots);
     if (rc < 0) {
         fprintf(stderr, "%s\n", err);
+        free(th);
+        return 1;
+    }
+    if (!have_info && sprof_trace_truncated(t)) {
+        fprintf(stderr,
+                "%s: the trace is cut short at byte %" PRIu64 ", before its INFO record: the program was stopped "
+                "as sprof started (no samples to read); profile it again\n",
+                sprof_trace_name(t), sprof_trace_offset(t));
         free(th);
         return 1;
     }

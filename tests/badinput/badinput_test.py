@@ -11,6 +11,11 @@ Usage: badinput_test.py CASE   (env from ctest: SPROF_BIN, SPROF_LIB)
   buildid   a trace with the symmap of a different build, for every tool
   files     empty files, directories, missing and unreadable files, in every
             input position of every tool
+  messages  the mistakes a new user makes get a message that points at the
+            fix (issue 16): a binary where the symmap belongs names the
+            sprof-symmap command; a trace cut before its header or mappings
+            is called cut, not "different builds"; --force with another
+            build's symmap is marked in every view (stderr and the output)
   sprof_out SPROF_OUT at a symlink (dangling, to a file), an existing file, a
             directory, a missing directory: the program runs unprofiled with
             one warning and nothing on disk changes (both link forms)
@@ -313,6 +318,103 @@ def case_buildid(d):
             os.unlink(out)
 
 
+def trace_offsets(trace):
+    """(offset, record type) of every record, from sprof-trace dump."""
+    rc, so, se = run([tool("sprof-trace"), "dump", trace])
+    recs = []
+    for line in so.decode().splitlines():
+        w = line.split()
+        if len(w) > 1 and w[0].isdigit():
+            recs.append((int(w[0]), w[1]))
+    return recs
+
+
+def expect_refusal(label, argv, named, want, workdir):
+    """check()'s refusal rules, and the one line holds every string in want."""
+    rc = check(label, argv, named, workdir=workdir, may_accept=False)
+    _, _, se = run(argv)
+    line = " | ".join(err_lines(se))
+    for w in want:
+        if w not in line:
+            fail("%s: the message lacks %r: %s" % (label, w, line))
+    if "different builds" in line:
+        fail("%s: called a build mismatch: %s" % (label, line))
+    return rc
+
+
+def case_messages(d):
+    trace = make_trace(d)
+    mine = make_symmap(d)
+    other = make_symmap(d, PROG_DYN, "other.symmap")
+    folded = make_folded(d, trace, mine)
+    work = os.path.join(d, "w")
+    os.mkdir(work)
+    o = os.path.join(work, "out")
+    # 1. the program binary where its symmap belongs, positional and --symmap
+    fix = "sprof-symmap %s -o %s.symmap" % (PROG_STATIC, PROG_STATIC)
+    for label, argv, _ in trace_tool_runs(work, trace, PROG_STATIC, folded):
+        expect_refusal("binary as symmap: " + label, argv, PROG_STATIC, ("ELF binary", fix), work)
+    for t in ("sprof-fold", "sprof-top", "sprof-callgraph", "sprof-flamegraph"):
+        expect_refusal("binary as --symmap: " + t, [tool(t), trace, "--symmap", PROG_STATIC, "-o", o],
+                       PROG_STATIC, ("ELF binary", "not a symmap", fix), work)
+    expect_refusal("binary as --symmap: sprof-export",
+                   [tool("sprof-export"), trace, "--symmap", PROG_STATIC, "--pprof", o],
+                   PROG_STATIC, ("ELF binary", fix), work)
+    # 2. a trace cut before its INFO record or its mappings: "cut short", for
+    #    every tool, and sprof-trace info
+    data = open(trace, "rb").read()
+    recs = trace_offsets(trace)
+    first_map = next(off for off, kind in recs if kind == "MAPPING")
+    after_map = next(off for off, kind in recs if off > first_map)
+    cut = os.path.join(work, "cut.bin")
+    for n in sorted({1, 5, 8, 12, 16, 17, first_map - 1, first_map, first_map + 8, after_map - 1}):
+        with open(cut, "wb") as f:
+            f.write(data[:n])
+        for label, argv, out in trace_tool_runs(work, cut, mine, folded):
+            expect_refusal("cut at %d: %s" % (n, label), argv, cut, ("cut short",), work)
+        if 16 <= n < first_map:  # (with its INFO record, info summarises the cut trace as cut)
+            expect_refusal("cut at %d: sprof-trace info" % n, [tool("sprof-trace"), "info", cut], cut,
+                           ("cut short",), work)
+    # 3. --force with another build's symmap: stderr and the output say so
+    marks = []
+    def forced(label, argv, out, mark_in_output):
+        rc, so, se = run(argv)
+        global checks
+        checks += 1
+        err = se.decode("utf-8", "replace")
+        if rc != 0:
+            fail("--force %s: refused: %s" % (label, err.strip()))
+            return
+        if "--force against a symmap of another build" not in err:
+            fail("--force %s: no warning on stderr: %s" % (label, err.strip()))
+        if mark_in_output:
+            body = open(out, "rb").read() if out else so
+            if out and out.endswith(".pb.gz"):
+                import gzip
+                body = gzip.decompress(body)
+            if mark_in_output.encode() not in body:
+                fail("--force %s: the output lacks %r" % (label, mark_in_output))
+        marks.append(label)
+    forced("fold", [tool("sprof-fold"), "--force", trace, other, "-o", o], None, None)
+    rc, so, se = run([tool("sprof-fold"), "--force", trace, other, "-o", o])
+    stats = [l for l in err_lines(se) if " samples, " in l]
+    if not stats or "FORCED" not in stats[-1]:
+        fail("--force fold: the stats line does not say FORCED: %s" % stats)
+    forced("top", [tool("sprof-top"), "--force", trace, other], None, "--force against a symmap")
+    forced("top --json", [tool("sprof-top"), "--force", "--json", trace, other], None, "--force against")
+    forced("flamegraph", [tool("sprof-flamegraph"), "--force", trace, other, "-o", o + ".svg"], o + ".svg", "FORCED")
+    forced("callgraph", [tool("sprof-callgraph"), "--force", trace, other, "-o", o + ".dot"], o + ".dot", "FORCED")
+    forced("pprof", [tool("sprof-export"), "--force", trace, other, "--pprof", o + ".pb.gz"], o + ".pb.gz",
+           "--force against a symmap")
+    forced("speedscope", [tool("sprof-export"), "--force", trace, other, "--speedscope", o + ".json"],
+           o + ".json", "FORCED")
+    forced("diff", [tool("sprof-diff"), "--force", "-b", folded, "-a", trace, other], None,
+           "--force against a symmap")
+    forced("diff --svg", [tool("sprof-diff"), "--force", "-b", folded, "-a", trace, other, "--svg", o + ".d.svg"],
+           o + ".d.svg", "FORCED")
+    print("binary-as-symmap, cut-before-header and --force marks checked in: %s" % ", ".join(marks))
+
+
 def case_files(d):
     trace = make_trace(d)
     symmap = make_symmap(d)
@@ -419,7 +521,7 @@ def main():
         return 2
     case = sys.argv[1]
     fn = {"prefixes_reader": case_prefixes_reader, "prefixes_tools": case_prefixes_tools, "flips": case_flips, "buildid": case_buildid,
-          "files": case_files, "sprof_out": case_sprof_out}.get(case)
+          "files": case_files, "messages": case_messages, "sprof_out": case_sprof_out}.get(case)
     if not fn:
         print("unknown case " + case, file=sys.stderr)
         return 2

@@ -21,6 +21,7 @@ void sprof_caveats_of(const sprof_profile *p, sprof_caveats *c)
     }
     /* counted by the trace loader as samples were kept; folded input has none */
     c->incomplete = p->stats.incomplete < c->samples ? p->stats.incomplete : c->samples;
+    c->forced = p->stats.forced < c->samples ? p->stats.forced : c->samples;
 }
 
 static double pct(uint64_t part, uint64_t whole)
@@ -53,9 +54,29 @@ int sprof_caveat_text(const sprof_caveats *c, enum sprof_caveat which, char *buf
                  "regenerate the symmap with app.symbols.json beside the binary",
                  c->approx_names, c->samples, pct(c->approx_names, c->samples));
         return 1;
+    case SPROF_CAVEAT_FORCED:
+        if (!c->forced)
+            return 0;
+        snprintf(buf, buflen,
+                 "%" PRIu64 " of %" PRIu64 " samples (%.1f%%) were read with --force against a symmap of "
+                 "another build: their names and lines are likely wrong; make the symmap from the binary "
+                 "that ran (sprof-symmap BINARY -o BINARY.symmap)",
+                 c->forced, c->samples, pct(c->forced, c->samples));
+        return 1;
     default:
         return 0;
     }
+}
+
+/* One "<sep>x% of samples <what>" part of the short form, at buf + *o. */
+static void add_part(char *buf, size_t buflen, size_t *o, const char **sep, const char *what, uint64_t part,
+                     uint64_t whole)
+{
+    if (!part || *o >= buflen)
+        return;
+    int n = snprintf(buf + *o, buflen - *o, "%s%.1f%% of samples %s", *sep, pct(part, whole), what);
+    *o += n > 0 ? (size_t)n : 0;
+    *sep = ", ";
 }
 
 int sprof_caveats_short(const sprof_caveats *c, char *buf, size_t buflen)
@@ -63,19 +84,14 @@ int sprof_caveats_short(const sprof_caveats *c, char *buf, size_t buflen)
     if (!buflen)
         return 0;
     buf[0] = '\0';
-    if (!c->incomplete && !c->approx_names)
+    if (!c->incomplete && !c->approx_names && !c->forced)
         return 0;
-    size_t o = 0;
-    int n = snprintf(buf, buflen, "warning:");
-    o = n > 0 ? (size_t)n : 0;
-    if (c->incomplete && o < buflen) {
-        n = snprintf(buf + o, buflen - o, " %.1f%% of samples have incomplete stacks",
-                     pct(c->incomplete, c->samples));
-        o += n > 0 ? (size_t)n : 0;
-    }
-    if (c->approx_names && o < buflen)
-        snprintf(buf + o, buflen - o, "%s %.1f%% of samples have guessed Ruby names", c->incomplete ? "," : "",
-                 pct(c->approx_names, c->samples));
+    int n = snprintf(buf, buflen, "warning:%s", c->forced ? " FORCED:" : "");
+    size_t o = n > 0 ? (size_t)n : 0;
+    const char *sep = " ";
+    add_part(buf, buflen, &o, &sep, "named through a symmap of another build", c->forced, c->samples);
+    add_part(buf, buflen, &o, &sep, "have incomplete stacks", c->incomplete, c->samples);
+    add_part(buf, buflen, &o, &sep, "have guessed Ruby names", c->approx_names, c->samples);
     return 1;
 }
 

@@ -40,8 +40,11 @@ int sprof_input_detect(const char *path, enum sprof_input_kind *kind, char *err,
         snprintf(err, errlen, "%s: empty file", path);
         return -1;
     }
-    if (got >= 8 && memcmp(head, SPROF_TRACE_MAGIC, 8) == 0)
-        *kind = SPROF_INPUT_TRACE;
+    if ((size_t)got >= sizeof SPROF_TRACE_MAGIC - 1 ? memcmp(head, SPROF_TRACE_MAGIC, 8) == 0
+                                                     : memcmp(head, SPROF_TRACE_MAGIC, (size_t)got) == 0)
+        *kind = SPROF_INPUT_TRACE; /* a trace cut inside its magic is still a (cut) trace */
+    else if (got >= 4 && memcmp(head, "\177ELF", 4) == 0)
+        *kind = SPROF_INPUT_ELF;
     else if (got >= 8 && memcmp(head, SYMMAP_MAGIC, 8) == 0)
         *kind = SPROF_INPUT_SYMMAP;
     else if (sprof_perf_script_detect(head, (size_t)got))
@@ -51,6 +54,16 @@ int sprof_input_detect(const char *path, enum sprof_input_kind *kind, char *err,
     else
         *kind = SPROF_INPUT_FOLDED;
     return 0;
+}
+
+/* The usual mistake: the program itself where its symmap belongs. */
+static int refuse_elf(const char *path, const char *as, char *err, size_t errlen)
+{
+    snprintf(err, errlen,
+             "%s: an ELF binary, not %s: make the program's symmap with `sprof-symmap %s -o %s.symmap` "
+             "and give that file",
+             path, as, path, path);
+    return -1;
 }
 
 int sprof_inputs_classify(sprof_inputs *in, const char *const *paths, size_t npaths,
@@ -66,13 +79,20 @@ int sprof_inputs_classify(sprof_inputs *in, const char *const *paths, size_t npa
         return -1;
     }
     in->symmap = forced_symmap;
+    enum sprof_input_kind k;
+    if (forced_symmap && sprof_input_detect(forced_symmap, &k, err, errlen) == 0 && k == SPROF_INPUT_ELF) {
+        sprof_inputs_free(in);
+        return refuse_elf(forced_symmap, "a symmap", err, errlen);
+    } /* anything else wrong with it: the symmap reader says what */
     for (size_t i = 0; i < npaths; i++) {
-        enum sprof_input_kind k;
         if (sprof_input_detect(paths[i], &k, err, errlen) != 0) {
             sprof_inputs_free(in);
             return -1;
         }
         switch (k) {
+        case SPROF_INPUT_ELF:
+            sprof_inputs_free(in);
+            return refuse_elf(paths[i], "a trace, symmap or profile", err, errlen);
         case SPROF_INPUT_TRACE:
             in->traces[in->ntraces++] = paths[i];
             break;

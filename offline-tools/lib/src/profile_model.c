@@ -17,26 +17,16 @@ void sprof_profile_free(sprof_profile *p)
     if (!p)
         return;
     if (p->internal) {
-        sprof_frame_entry *f, *ftmp;
-        HASH_ITER(hh, p->internal->frame_table, f, ftmp) {
-            HASH_DEL(p->internal->frame_table, f);
-            free(f);
-        }
-        sprof_stack_entry *s, *stmp;
-        HASH_ITER(hh, p->internal->stack_table, s, stmp) {
-            HASH_DEL(p->internal->stack_table, s);
-            free(s);
-        }
+        free(p->internal->frame_keys);
+        free(p->internal->key_buf);
+        sprof_index_free(&p->internal->frame_index);
+        sprof_arena_free(&p->internal->frame_strings); /* every frame's strings */
+        sprof_index_free(&p->internal->stack_index);
+        sprof_arena_free(&p->internal->stack_frames); /* the stacks' frames */
         free(p->internal->roles);
         free(p->internal);
     }
-    for (size_t i = 0; i < p->nframes; i++) {
-        /* all strings of a frame live in one allocation starting at name */
-        free((void *)p->frames[i].name);
-    }
     free(p->frames);
-    for (size_t i = 0; i < p->nstacks; i++)
-        free(p->stacks[i].frames);
     free(p->stacks);
     free(p->binary_path);
     for (size_t i = 0; i < p->ntraces; i++)
@@ -52,6 +42,7 @@ static const char *nz(const char *s)
 
 uint32_t sprof_profile_intern_frame(sprof_profile *p, const sprof_pframe *f)
 {
+    struct sprof_profile_internal *in = p->internal;
     const char *strs[4] = { nz(f->name), nz(f->c_name), nz(f->file), nz(f->module) };
     size_t lens[4], total = 0;
     for (int i = 0; i < 4; i++) {
@@ -59,10 +50,14 @@ uint32_t sprof_profile_intern_frame(sprof_profile *p, const sprof_pframe *f)
         total += lens[i];
     }
     size_t keylen = total + 8;
-    sprof_frame_entry *e = malloc(sizeof *e + keylen);
-    if (!e)
-        abort(); /* out of memory while building a profile: nothing sensible to return */
-    char *k = e->key;
+    if (keylen > in->key_cap) {
+        char *buf = realloc(in->key_buf, keylen);
+        if (!buf)
+            abort(); /* out of memory while building a profile: nothing sensible to return */
+        in->key_buf = buf;
+        in->key_cap = keylen;
+    }
+    char *k = in->key_buf;
     for (int i = 0; i < 4; i++) {
         memcpy(k, strs[i], lens[i]);
         k += lens[i];
@@ -71,21 +66,20 @@ uint32_t sprof_profile_intern_frame(sprof_profile *p, const sprof_pframe *f)
     k[4] = (char)f->kind;
     k[5] = (char)f->cost;
     memcpy(k + 6, &f->flags, 2);
-    e->keylen = keylen;
-    unsigned hv = (unsigned)sprof_hash64(e->key, keylen);
-    sprof_frame_entry *found;
-    HASH_FIND_BYHASHVALUE(hh, p->internal->frame_table, e->key, keylen, hv, found);
-    if (found) {
-        free(e);
-        return found->index;
-    }
-    if (p->nframes == p->internal->frames_cap) {
-        size_t cap = p->internal->frames_cap ? p->internal->frames_cap * 2 : 256;
+    uint32_t h = sprof_index_hash(sprof_hash64(in->key_buf, keylen)), i;
+    for (size_t pos = sprof_index_first(&in->frame_index, h); sprof_index_next(&in->frame_index, &pos, h, &i);)
+        if (in->frame_keys[i].keylen == keylen && memcmp(in->frame_keys[i].key, in->key_buf, keylen) == 0)
+            return i;
+    if (p->nframes == in->frames_cap) {
+        size_t cap = in->frames_cap ? in->frames_cap * 2 : 256;
         sprof_pframe *v = realloc(p->frames, cap * sizeof *v);
-        if (!v)
+        if (v)
+            p->frames = v;
+        sprof_frame_key *keys = v ? realloc(in->frame_keys, cap * sizeof *keys) : NULL;
+        if (!keys)
             abort();
-        p->frames = v;
-        p->internal->frames_cap = cap;
+        in->frame_keys = keys;
+        in->frames_cap = cap;
     }
     /* Native names enter mangled from ELF symbols, perf script and older
      * symmaps: a new frame shows the demangled name (once per distinct
@@ -96,22 +90,27 @@ uint32_t sprof_profile_intern_frame(sprof_profile *p, const sprof_pframe *f)
     if (f->kind == SPROF_KIND_NATIVE && !(f->flags & SPROF_PFRAME_SYNTHETIC) &&
         sprof_native_demangle(strs[0], dm, sizeof dm))
         shown = dm;
-    size_t shown_len = strlen(shown) + 1;
-    size_t rest = total - lens[0];
-    char *pool = malloc(shown_len + rest);
-    if (!pool)
+    /* the frame's strings are the key's, but for a demangled name */
+    char *key = sprof_arena_alloc(&in->frame_strings, keylen);
+    char *name = shown == strs[0] ? key : sprof_arena_alloc(&in->frame_strings, strlen(shown) + 1);
+    if (!key || !name || sprof_index_add(&in->frame_index, h, (uint32_t)p->nframes) != 0)
         abort();
-    memcpy(pool, shown, shown_len);
-    memcpy(pool + shown_len, e->key + lens[0], rest);
+    memcpy(key, in->key_buf, keylen);
+    if (name != key)
+        strcpy(name, shown);
+    in->frame_keys[p->nframes] = (sprof_frame_key){ key, keylen };
     sprof_pframe *nf = &p->frames[p->nframes];
     *nf = *f;
-    nf->name = pool;
-    nf->c_name = pool + shown_len;
-    nf->file = pool + shown_len + lens[1];
-    nf->module = pool + shown_len + lens[1] + lens[2];
-    e->index = (uint32_t)p->nframes++;
-    HASH_ADD_KEYPTR_BYHASHVALUE(hh, p->internal->frame_table, e->key, keylen, hv, e);
-    return e->index;
+    nf->name = name;
+    nf->c_name = key + lens[0];
+    nf->file = key + lens[0] + lens[1];
+    nf->module = key + lens[0] + lens[1] + lens[2];
+    return (uint32_t)p->nframes++;
+}
+
+static uint64_t stack_hash(const uint32_t *frames, uint32_t n, uint32_t tid)
+{
+    return sprof_mix64(sprof_hash64(frames, (size_t)n * sizeof *frames) ^ ((uint64_t)tid << 32 | n));
 }
 
 int sprof_profile_add_stack(sprof_profile *p, const uint32_t *frames, uint32_t n, uint64_t samples,
@@ -120,41 +119,29 @@ int sprof_profile_add_stack(sprof_profile *p, const uint32_t *frames, uint32_t n
     for (uint32_t i = 0; i < n; i++)
         if (frames[i] >= p->nframes)
             return -1;
-    size_t keylen = (size_t)(n + 1) * sizeof(uint32_t);
-    sprof_stack_entry *e = malloc(sizeof *e + keylen);
-    if (!e)
-        return -1;
-    e->key[0] = tid;
-    if (n)
-        memcpy(e->key + 1, frames, n * sizeof *frames);
-    unsigned hv = (unsigned)sprof_hash64(e->key, keylen);
-    sprof_stack_entry *found;
-    HASH_FIND_BYHASHVALUE(hh, p->internal->stack_table, e->key, keylen, hv, found);
-    if (found) {
-        free(e);
-        p->stacks[found->index].samples += samples;
-        p->stacks[found->index].cpu_ns += cpu_ns;
-        return 0;
-    }
-    if (p->nstacks == p->internal->stacks_cap) {
-        size_t cap = p->internal->stacks_cap ? p->internal->stacks_cap * 2 : 256;
-        sprof_pstack *v = realloc(p->stacks, cap * sizeof *v);
-        if (!v) {
-            free(e);
-            return -1;
+    struct sprof_profile_internal *in = p->internal;
+    uint32_t h = sprof_index_hash(stack_hash(frames, n, tid)), i;
+    for (size_t pos = sprof_index_first(&in->stack_index, h); sprof_index_next(&in->stack_index, &pos, h, &i);) {
+        sprof_pstack *s = &p->stacks[i];
+        if (s->tid == tid && s->nframes == n && (!n || memcmp(s->frames, frames, n * sizeof *frames) == 0)) {
+            s->samples += samples;
+            s->cpu_ns += cpu_ns;
+            return 0;
         }
+    }
+    if (p->nstacks == in->stacks_cap) {
+        size_t cap = in->stacks_cap ? in->stacks_cap * 2 : 256;
+        sprof_pstack *v = realloc(p->stacks, cap * sizeof *v);
+        if (!v)
+            return -1;
         p->stacks = v;
-        p->internal->stacks_cap = cap;
+        in->stacks_cap = cap;
     }
-    uint32_t *copy = malloc(n ? n * sizeof *copy : 1);
-    if (!copy) {
-        free(e);
+    uint32_t *copy = sprof_arena_alloc(&in->stack_frames, n ? n * sizeof *copy : 1);
+    if (!copy || sprof_index_add(&in->stack_index, h, (uint32_t)p->nstacks) != 0)
         return -1;
-    }
     if (n)
         memcpy(copy, frames, n * sizeof *frames);
-    p->stacks[p->nstacks] = (sprof_pstack){ n, copy, samples, cpu_ns, tid };
-    e->index = (uint32_t)p->nstacks++;
-    HASH_ADD_KEYPTR_BYHASHVALUE(hh, p->internal->stack_table, e->key, keylen, hv, e);
+    p->stacks[p->nstacks++] = (sprof_pstack){ n, copy, samples, cpu_ns, tid };
     return 0;
 }

@@ -15,24 +15,17 @@
 #include <string.h>
 #include <sys/mman.h>
 
-#include <uthash.h>
-
 #include "address_space.h"
 #include "stack_shape.h"
 #include "raw_samples.h"
 #include "sprof/profile.h"
 #include "sprof/trace_reader.h"
 #include "symbolize.h"
+#include "thread_names.h"
 #include "unwind.h"
 
 #define MAX_UNWIND_FRAMES 2048
 #define MAX_STACK_FRAMES (MAX_UNWIND_FRAMES * 8)
-
-typedef struct thread_name {
-    UT_hash_handle hh;
-    uint32_t tid;
-    char *name;
-} thread_name;
 
 typedef struct loader {
     sprof_profile *p;
@@ -53,7 +46,7 @@ typedef struct trace_state {
     const char *path;
     sprof_address_space as;
     sprof_raw_table raw;
-    thread_name *threads;
+    sprof_thread_names threads;
     char *exe_path;
     uint64_t start_ns, start_realtime_ns;
     uint64_t last_kept_ns; /* monotonic time of the latest sample kept */
@@ -62,6 +55,9 @@ typedef struct trace_state {
     uint64_t kept, filtered, truncated;
     uint64_t counted; /* the kept samples as counted (sample_count): the unit of stack counts */
     uint64_t count_frac_ns; /* sample_count's carried fraction of a period */
+    int forced;      /* joined to a symmap of another build under --force */
+    int cut;         /* the file ends without END */
+    uint64_t cut_at; /* where the reading stopped */
     sprof_trace_accounting acct; /* path owned by the profile once added */
 } trace_state;
 
@@ -242,19 +238,10 @@ static int read_trace(loader *L, trace_state *T, sprof_trace *t, char *err, size
             const sprof_thread_view *th = &rec.u.thread;
             if (!th->name || !th->name[0])
                 break;
-            thread_name *tn;
-            HASH_FIND(hh, T->threads, &th->tid, sizeof th->tid, tn);
-            if (!tn) {
-                tn = calloc(1, sizeof *tn);
-                if (!tn) {
-                    snprintf(err, errlen, "%s: out of memory", T->path);
-                    return -1;
-                }
-                tn->tid = th->tid;
-                HASH_ADD(hh, T->threads, tid, sizeof tn->tid, tn);
+            if (sprof_thread_names_set(&T->threads, th->tid, th->name) != 0) {
+                snprintf(err, errlen, "%s: out of memory", T->path);
+                return -1;
             }
-            free(tn->name);
-            tn->name = strdup(th->name);
             break;
         }
         case SPROF_REC_SAMPLE:
@@ -276,6 +263,8 @@ static int read_trace(loader *L, trace_state *T, sprof_trace *t, char *err, size
                 snprintf(err, errlen, "%s: out of memory", T->path);
                 return -1;
             }
+            /* the raw table points into the file, it does not need it in RAM */
+            sprof_trace_release(t, rec.u.sample.ret);
             break;
         case SPROF_REC_STATS:
             T->dropped = rec.u.stats.samples_dropped; /* cumulative: the last one wins */
@@ -328,6 +317,16 @@ static int join_symmap(loader *L, trace_state *T, char *err, size_t errlen)
         if (exe && (sid_len == 0 || exe->build_id_len == 0))
             main_mod = exe; /* one side has no build-id: trust the path */
     }
+    if (!main_mod && !exe && T->cut) {
+        /* not a build mismatch: the program was stopped before the runtime
+         * wrote what the join needs */
+        snprintf(err, errlen,
+                 "%s: the trace is cut short at byte %" PRIu64 ", before %s: the program was "
+                 "stopped as sprof started (no samples to read); profile it again",
+                 T->path, T->cut_at,
+                 !T->have_info ? "its INFO record" : T->as.n ? "the mapping of the executable" : "its mappings");
+        return -1;
+    }
     if (!main_mod) {
         if (!L->opt->force) {
             char a[80], b[80];
@@ -339,6 +338,7 @@ static int join_symmap(loader *L, trace_state *T, char *err, size_t errlen)
                      T->path, a, L->symmap_path, b);
             return -1;
         }
+        T->forced = 1;
         main_mod = exe;
         if (!main_mod)
             return 0; /* nothing to join: everything is named from ELF files */
@@ -382,15 +382,18 @@ static uint32_t unrecorded_frame(sprof_profile *p)
     return sprof_profile_intern_frame(p, &f);
 }
 
-static int expand_trace(loader *L, trace_state *T, char *err, size_t errlen)
+static int expand_trace(loader *L, trace_state *T, sprof_trace *t, char *err, size_t errlen)
 {
     sprof_profile *p = L->p;
     code_ctx ctx = { L, T };
     sprof_unwind_env env = { &ctx, oracle_is_code, oracle_cfi, oracle_sigreturn_at };
-    sprof_raw_sample *r, *tmp;
-    HASH_ITER(hh, T->raw.table, r, tmp) {
+    for (size_t ri = 0; ri < T->raw.distinct; ri++) {
+        const sprof_raw_sample *r = &T->raw.v[ri];
         sprof_sample_view s;
         sprof_raw_view(r, &s);
+        /* distinct samples are in file order: a second pass that gives the
+         * trace's pages back behind it, as the read did */
+        sprof_trace_release(t, r->body);
         sprof_unwind_info ui;
         size_t npcs = sprof_unwind(&s, &env, L->pcs, MAX_UNWIND_FRAMES, &ui);
         /* A skidded sample's leaf function only held the syscall instruction
@@ -425,11 +428,10 @@ static int expand_trace(loader *L, trace_state *T, char *err, size_t errlen)
             p->stats.incomplete += r->count;
         uint32_t m = 0;
         if (L->opt->per_thread) {
-            thread_name *tn;
-            HASH_FIND(hh, T->threads, &s.tid, sizeof s.tid, tn);
+            const char *tname = sprof_thread_names_get(&T->threads, s.tid);
             char name[300];
-            if (tn && tn->name && tn->name[0])
-                snprintf(name, sizeof name, "[thread %s %" PRIu32 "]", tn->name, s.tid);
+            if (tname && tname[0])
+                snprintf(name, sizeof name, "[thread %s %" PRIu32 "]", tname, s.tid);
             else
                 snprintf(name, sizeof name, "[thread %" PRIu32 "]", s.tid);
             L->rooted[m++] = sprof_synthetic_frame(p, name, SPROF_KIND_NATIVE);
@@ -452,12 +454,7 @@ static void trace_state_free(trace_state *T)
 {
     sprof_as_free(&T->as);
     sprof_raw_free(&T->raw);
-    thread_name *tn, *tmp;
-    HASH_ITER(hh, T->threads, tn, tmp) {
-        HASH_DEL(T->threads, tn);
-        free(tn->name);
-        free(tn);
-    }
+    sprof_thread_names_free(&T->threads);
     free(T->exe_path);
 }
 
@@ -503,12 +500,14 @@ static int load_one(loader *L, const char *path, char *err, size_t errlen)
     int rc = read_trace(L, &T, t, err, errlen);
     if (rc == 0 && sprof_trace_truncated(t))
         L->p->stats.truncated_files++;
+    T.cut = sprof_trace_truncated(t);
+    T.cut_at = sprof_trace_offset(t);
     if (rc == 0) {
         sprof_as_finish(&T.as);
         rc = join_symmap(L, &T, err, errlen);
     }
     if (rc == 0)
-        rc = expand_trace(L, &T, err, errlen);
+        rc = expand_trace(L, &T, t, err, errlen);
     if (rc == 0) {
         /* in the unit of the stacks' counts (a tick kernel sample counts as
          * the periods it stands for), so incomplete <= samples */
@@ -516,6 +515,8 @@ static int load_one(loader *L, const char *path, char *err, size_t errlen)
         L->p->stats.filtered += T.filtered;
         L->p->stats.truncated += T.truncated;
         L->p->stats.dropped += T.dropped;
+        if (T.forced)
+            L->p->stats.forced += T.counted;
         note_time_span(L->p, &T, L->opt->from_ns);
         rc = add_accounting(L->p, &T.acct, path, err, errlen);
     }

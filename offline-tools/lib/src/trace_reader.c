@@ -4,6 +4,7 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <stdarg.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -18,6 +19,7 @@ struct sprof_trace {
     size_t size;
     void *map; /* non-NULL if we own an mmap */
     size_t map_len;
+    size_t released; /* bytes of the map given back with sprof_trace_release */
     char *name;
     size_t off;       /* next record */
     size_t first;     /* offset of the first record */
@@ -45,7 +47,14 @@ sprof_trace *sprof_trace_open_mem(const void *data, size_t size, const char *nam
         return NULL;
     }
     if (size < sizeof fh) {
-        set_err(err, errlen, "%s: too short for a trace header (%zu bytes)", name, size);
+        size_t m = size < 8 ? size : 8;
+        if (size > 0 && memcmp(data, SPROF_TRACE_MAGIC, m) == 0)
+            set_err(err, errlen,
+                    "%s: the trace is cut short at byte %zu, inside its %zu-byte file header: the program "
+                    "was stopped as sprof started (no samples to read); profile it again",
+                    name, size, sizeof fh);
+        else
+            set_err(err, errlen, "%s: too short for a trace header (%zu bytes)", name, size);
         return NULL;
     }
     memcpy(&fh, data, sizeof fh);
@@ -124,6 +133,28 @@ void sprof_trace_rewind(sprof_trace *t)
     t->off = t->first;
     t->done = t->truncated = 0;
     t->end_reason = t->end_signal = 0;
+}
+
+/* at most one madvise per this many bytes passed: each also drops the
+ * pages of the first samples of hot stacks, which the next compare reads
+ * back, so not too often */
+#define RELEASE_STEP (32u << 20)
+
+void sprof_trace_release(sprof_trace *t, const void *upto)
+{
+    uintptr_t p = (uintptr_t)upto, base = (uintptr_t)t->map;
+    if (!t->map || p < base || p - base > t->map_len)
+        return;
+    size_t page = (size_t)sysconf(_SC_PAGESIZE);
+    size_t end = (size_t)(p - base) / page * page;
+    if (end < t->released)
+        t->released = 0; /* a new pass from the start */
+    if (end < t->released + RELEASE_STEP)
+        return;
+    /* a read-only private file mapping never written: dropping its pages
+     * loses nothing, a later touch refaults them from the file */
+    if (madvise((uint8_t *)t->map + t->released, end - t->released, MADV_DONTNEED) == 0)
+        t->released = end;
 }
 
 int sprof_trace_truncated(const sprof_trace *t) { return t->truncated; }

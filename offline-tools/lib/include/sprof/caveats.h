@@ -5,7 +5,9 @@
  *    callers are unknown and the callers' inclusive figures are too low;
  *  - approximate names: samples with at least one frame whose Ruby name is
  *    a guess (SPROF_FRAME_NAME_APPROX: no Spinel map, named from the C
- *    name; docs/ruby-names.md).
+ *    name; docs/ruby-names.md);
+ *  - forced: samples of traces read with --force against a symmap of
+ *    another build, so their names and lines are likely wrong.
  * One set of figures and sentences, so stderr, titles, legends, headers and
  * export metadata all say the same thing. Spec: docs/views.md ("Incomplete
  * stacks and guessed names"). */
@@ -26,11 +28,13 @@ typedef struct sprof_caveats {
     uint64_t samples;      /* samples in the profile (sum over its stacks) */
     uint64_t incomplete;   /* of which: the stack does not reach main/[Fiber]/a thread start */
     uint64_t approx_names; /* of which: some frame's Ruby name is a guess */
+    uint64_t forced;       /* of which: named through a symmap of another build (--force) */
 } sprof_caveats;
 
 enum sprof_caveat {
     SPROF_CAVEAT_INCOMPLETE = 0,
     SPROF_CAVEAT_APPROX_NAMES = 1,
+    SPROF_CAVEAT_FORCED = 2,
     SPROF_CAVEAT_COUNT
 };
 
@@ -44,7 +48,7 @@ int sprof_caveat_text(const sprof_caveats *c, enum sprof_caveat which, char *buf
 
 /* The short form for a title line or a name: "warning: 12.0% of samples
  * have incomplete stacks, 30.0% guessed names" (only the parts that
- * apply); returns 0 and buf "" if none does. */
+ * apply, a forced symmap first); returns 0 and buf "" if none does. */
 int sprof_caveats_short(const sprof_caveats *c, char *buf, size_t buflen);
 
 /* Print each applying caveat to out as "<tool>: warning: <sentence>\n"

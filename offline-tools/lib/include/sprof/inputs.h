@@ -21,6 +21,7 @@ enum sprof_input_kind {
     SPROF_INPUT_FOLDED,  /* text: "frame;frame;... N" lines */
     SPROF_INPUT_PERF_SCRIPT, /* text: `perf script` output */
     SPROF_INPUT_ALLOC,   /* text: Spinel allocation report (folded, sites as module+offset) */
+    SPROF_INPUT_ELF,     /* a program or library: never an input, named in the refusal */
 };
 
 /* What a file is, from its first bytes. Text files are FOLDED unless a
@@ -38,7 +39,8 @@ typedef struct sprof_inputs {
 } sprof_inputs;
 
 /* Sort argv-style paths into kinds. `forced_symmap` (may be NULL) names
- * the symmap explicitly. Two symmaps, or an unreadable file: -1 + err. */
+ * the symmap explicitly. Two symmaps, an unreadable file, or an ELF
+ * binary (err names the sprof-symmap command that makes its symmap): -1 + err. */
 int sprof_inputs_classify(sprof_inputs *in, const char *const *paths, size_t npaths,
                           const char *forced_symmap, char *err, size_t errlen);
 void sprof_inputs_free(sprof_inputs *in);

@@ -60,6 +60,7 @@ typedef struct sprof_profile_stats {
     uint64_t unresolved_pcs; /* distinct PCs with no symbol */
     uint64_t incomplete;     /* samples whose stack does not reach main/[Fiber]/thread start */
     uint64_t truncated_files; /* input traces that ended without END */
+    uint64_t forced;         /* samples of traces read with --force against a symmap of another build */
 } sprof_profile_stats;
 
 /* What one input trace says about its own accuracy, for the accounting

@@ -74,6 +74,13 @@ const char *sprof_trace_name(const sprof_trace *t);
 int sprof_trace_next(sprof_trace *t, sprof_trace_record *rec, char *err, size_t errlen);
 /* Start again from the first record. */
 void sprof_trace_rewind(sprof_trace *t);
+/* The caller is done with the file's bytes before `upto` (a pointer into a
+ * view) for now: their pages leave memory (they stay readable: a later
+ * access reads them from the file again). Called as a pass over the file
+ * moves forward; a pointer before the previous one starts a new pass.
+ * Keeps a reader of a large trace from holding all of it in RAM. No-op
+ * for sprof_trace_open_mem and pointers outside the file. */
+void sprof_trace_release(sprof_trace *t, const void *upto);
 /* After next() returned 0: 1 if the file ended without an END record. */
 int sprof_trace_truncated(const sprof_trace *t);
 /* After next() returned 0 at an END: why the trace ended (enum
