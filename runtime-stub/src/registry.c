@@ -7,6 +7,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/mman.h>
+#include <sys/prctl.h>
 #include <sys/syscall.h>
 #include <unistd.h>
 
@@ -156,6 +157,7 @@ void sprof_thread_unregister(void)
     sigfillset(&all);
     if (block) pthread_sigmask(SIG_BLOCK, &all, &old);
     t->final_cpu_ns = sprof_now_ns(CLOCK_THREAD_CPUTIME_ID); /* before sprof's own tear-down */
+    prctl(PR_GET_NAME, t->exit_name); /* /proc's copy is gone once the thread is */
     if (sprof_uses_perf()) {
         /* an event the writer has not opened yet never will be, and one it
          * is opening it stops itself: the thread never waits for it */

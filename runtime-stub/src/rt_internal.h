@@ -154,6 +154,7 @@ struct sprof_thread {
     _Atomic uint64_t freed_epoch; /* 0: never freed; else sampler_epoch + 1 when it was freed */
     int start_sent;
     char name[16];
+    char exit_name[16]; /* the thread's name when it ended (it may end before the writer reads /proc) */
     int stat_fd, syscall_fd; /* wall mode: /proc/self/task/TID/{stat,syscall}, sampler only */
     uint64_t name_check_ns;
 };

@@ -415,6 +415,7 @@ static void announce_thread(struct sprof_thread *t, int active, uint64_t now)
     if (t->start_sent && !(active && now >= t->name_check_ns)) return;
     char name[16];
     read_comm(t->tid, name);
+    if (!name[0] && !active) memcpy(name, t->exit_name, sizeof name); /* gone before it was seen */
     if (!t->start_sent) {
         sprof_emit_thread(t->tid, SPROF_THREAD_START, name);
         memcpy(t->name, name, sizeof name);
