@@ -444,6 +444,8 @@ static sprof_elf_module *parse(sprof_elf_module *m, const char *path, char *err,
             m->eh_frame_size = s->sh_size;
             m->eh_frame_vaddr = s->sh_addr;
         }
+        if (s->sh_type == SHT_PROGBITS && s->sh_size > 0 && strcmp(section_name(&v, s), ".debug_info") == 0)
+            m->has_debug_info = 1;
     }
 
     sym_list syms = { 0 };
