@@ -193,7 +193,8 @@ static char *choose_symmap(const record_args *a, const char *exe, const char *ma
         return beside;
     free(beside);
     char err[512];
-    if (sprof_elf_has_dwarf(exe, err, sizeof err) != 1)
+    sprof_elf_facts facts;
+    if (sprof_elf_probe(exe, &facts, err, sizeof err) != 0 || !facts.has_dwarf)
         return NULL;
     char *tool = record_sibling_tool("sprof-symmap");
     char *argv[] = { tool ? tool : "sprof-symmap", (char *)exe, "-o", (char *)made, "--quiet", NULL };
@@ -217,6 +218,36 @@ static char *default_output(const char *exe, const char *command)
     free(out);
     free(copy);
     return svg;
+}
+
+/* Does the program COMMAND names (searched in PATH as execvp does) have
+ * the runtime linked in? Only the command itself is looked at, not what a
+ * wrapper it is runs. */
+static int command_links_runtime(const char *command)
+{
+    char *found = NULL;
+    if (strchr(command, '/')) {
+        found = strdup(command);
+    } else {
+        const char *path = getenv("PATH");
+        char *dirs = strdup(path && *path ? path : "/usr/local/bin:/usr/bin:/bin");
+        for (char *save = NULL, *d = dirs ? strtok_r(dirs, ":", &save) : NULL; d && !found;
+             d = strtok_r(NULL, ":", &save)) {
+            char *candidate = concat(d, "/");
+            char *full = candidate ? concat(candidate, command) : NULL;
+            free(candidate);
+            if (full && access(full, X_OK) == 0)
+                found = full;
+            else
+                free(full);
+        }
+        free(dirs);
+    }
+    sprof_elf_facts facts = { 0, 0 };
+    char err[512];
+    int links = found && sprof_elf_probe(found, &facts, err, sizeof err) == 0 && facts.links_sprof_runtime;
+    free(found);
+    return links;
 }
 
 /* Everything after the command ran: 0, or -1 after printing. */
@@ -287,7 +318,9 @@ int main(int argc, char **argv)
     char *trace = workdir ? concat(workdir, "/trace.bin") : NULL;
     if (!trace)
         goto done;
-    a.env.preload = preload;
+    /* a program with libsprof_rt.a linked in has the runtime already: a
+     * second, preloaded copy would fight it over the trace */
+    a.env.preload = command_links_runtime(a.command[0]) ? NULL : preload;
     a.env.trace = trace;
     int started;
     status = record_run_command(a.command, &a.env, a.duration, &started);

@@ -31,7 +31,7 @@ void record_signal_tree(pid_t root, int sig);
 /* ---- run_command.c ---- */
 
 typedef struct record_env {
-    const char *preload;   /* libsprof.so, added to LD_PRELOAD */
+    const char *preload;   /* libsprof.so, added to LD_PRELOAD; NULL: the program links the runtime */
     const char *trace;     /* SPROF_OUT */
     const char *hz;        /* SPROF_HZ, or NULL */
     const char *timer;     /* SPROF_TIMER, or NULL */

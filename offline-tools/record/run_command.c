@@ -90,7 +90,7 @@ static int set_sampler_env(const record_env *e)
     unsetenv("SPROF_TIMER");
     unsetenv("SPROF_QUIET");
     unsetenv("SPROF_OVERWRITE");
-    if (add_preload(e->preload) != 0 || setenv("SPROF_OUT", e->trace, 1) != 0)
+    if ((e->preload && add_preload(e->preload) != 0) || setenv("SPROF_OUT", e->trace, 1) != 0)
         return -1;
     if ((e->hz && setenv("SPROF_HZ", e->hz, 1) != 0) || (e->timer && setenv("SPROF_TIMER", e->timer, 1) != 0) ||
         (e->wall && setenv("SPROF_MODE", "wall", 1) != 0) || (e->quiet && setenv("SPROF_QUIET", "1", 1) != 0))

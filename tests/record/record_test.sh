@@ -9,9 +9,10 @@
 #                profile is the program's, not the shell's
 #   duration     --duration stops a long program (and the program behind a
 #                shell wrapper, not only the shell) and still gives a profile
+#   linked       a program with libsprof_rt.a linked in gets no second, preloaded runtime
 #   usage        no command: 2; unknown command: 127; bad -o name: 2; --help: 0
 #   corpus       a ../shared/spinel-corpus program: Ruby method names
-# Env from ctest: SPROF_BIN, SPROF_SRC.
+# Env from ctest: SPROF_BIN, SPROF_LIB, SPROF_SRC.
 set -u
 CASE=$1
 BIN=${SPROF_BIN:?} SRC=${SPROF_SRC:?}
@@ -79,6 +80,15 @@ duration)
     took=$(($(date +%s) - start))
     [ $took -lt 30 ] || fail "--duration 1 twice took ${took}s"
     ls /proc/*/exe -l 2> /dev/null | grep -q "$DIR/app" && fail "the program still runs after --duration"
+    ;;
+linked)
+    # the runtime linked in: sprof-record must not preload a second copy
+    cc -O1 -g -fno-omit-frame-pointer "$SRC/tests/exitline/exit_prog.c" "${SPROF_LIB:?}/libsprof_rt.a" -o linked ||
+        fail "cannot link exit_prog with libsprof_rt.a"
+    "$REC" -o l.folded -- ./linked spin 0.3 > out 2> err || fail "exit $?"
+    has_burn l.folded
+    grep -q 'pre-exec\|cut short' err && fail "two runtimes fought over the trace"
+    [ "$(grep -c '^sprof: ' err)" = 1 ] || fail "expected one exit line"
     ;;
 usage)
     "$REC" > out 2> err; rc=$?

@@ -4,12 +4,13 @@
 
 #include "elf_module.h"
 
-int sprof_elf_has_dwarf(const char *path, char *err, size_t errlen)
+int sprof_elf_probe(const char *path, sprof_elf_facts *f, char *err, size_t errlen)
 {
     sprof_elf_module *m = sprof_elf_open(path, err, errlen);
     if (!m)
         return -1;
-    int has = m->has_debug_info;
+    f->has_dwarf = m->has_debug_info;
+    f->links_sprof_runtime = m->links_sprof_runtime;
     sprof_elf_close(m);
-    return has;
+    return 0;
 }
