@@ -12,7 +12,7 @@
 #   linked       a program with libsprof_rt.a linked in gets no second, preloaded runtime
 #   usage        no command: 2; unknown command: 127; bad -o name: 2; --help: 0
 #   corpus       a ../shared/spinel-corpus program: Ruby method names
-# Env from ctest: SPROF_BIN, SPROF_LIB, SPROF_SRC.
+# Env from ctest: SPROF_BIN, SPROF_SRC.
 set -u
 CASE=$1
 BIN=${SPROF_BIN:?} SRC=${SPROF_SRC:?}
@@ -83,8 +83,8 @@ duration)
     ;;
 linked)
     # the runtime linked in: sprof-record must not preload a second copy
-    cc -O1 -g -fno-omit-frame-pointer "$SRC/tests/exitline/exit_prog.c" "${SPROF_LIB:?}/libsprof_rt.a" -o linked ||
-        fail "cannot link exit_prog with libsprof_rt.a"
+    # (exit_prog_static: tests/exitline's program with the runtime linked in)
+    cp "$BIN/exit_prog_static" ./linked || exit 2
     "$REC" -o l.folded -- ./linked spin 0.3 > out 2> err || fail "exit $?"
     has_burn l.folded
     grep -q 'pre-exec\|cut short' err && fail "two runtimes fought over the trace"
