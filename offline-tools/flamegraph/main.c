@@ -154,6 +154,8 @@ int main(int argc, char **argv)
         usage(stderr);
         goto done;
     }
+    if (sprof_cli_load_check(&load, tool) != 0)
+        goto done;
     status = SPROF_EXIT_FAILURE;
     sprof_profile prof;
     sprof_profile_init(&prof);

@@ -90,6 +90,8 @@ int main(int argc, char **argv)
         usage(stderr);
         goto done;
     }
+    if (sprof_cli_load_check(&load, tool) != 0)
+        goto done;
     status = SPROF_EXIT_FAILURE;
     sprof_profile p;
     sprof_profile_init(&p);
