@@ -2,7 +2,8 @@
 # One line in the tool's CMakeLists.txt gives it: installation to bin/,
 # a man page TARGET.1 generated from its --help (docs/man/gen_man.sh, with
 # docs/man/TARGET.txt as its description when present), and a place in
-# tests/cli (--version, --help, a bad option: exit codes and prefixes).
+# tests/cli (--version, --help, a bad option: exit codes and prefixes), and
+# bash completion (scripts/completion/sprof.bash, options from --help).
 set(SPROF_MAN_DIR ${CMAKE_BINARY_DIR}/man)
 function(sprof_tool target summary)
   install(TARGETS ${target} RUNTIME DESTINATION bin)
@@ -17,4 +18,8 @@ function(sprof_tool target summary)
     DEPENDS ${target} ${gen} VERBATIM)
   add_custom_target(${target}-man ALL DEPENDS ${page})
   install(FILES ${page} DESTINATION share/man/man1)
+  if(NOT target STREQUAL "sprof-cc") # its arguments are the compiler's
+    install(FILES ${CMAKE_SOURCE_DIR}/scripts/completion/sprof.bash
+            DESTINATION share/bash-completion/completions RENAME ${target})
+  endif()
 endfunction()

@@ -16,7 +16,7 @@ for t in $SPROF_TOOLS; do
     [ -s "$p/share/man/man1/$t.1" ] || fail "share/man/man1/$t.1 not installed"
 done
 for f in lib/libsprof.so lib/libsprof_rt.a lib/libsprof_rt_core.a lib/pkgconfig/sprof.pc \
-         include/sprof/trace_format.h share/man/man7/sprof-env.7; do
+         include/sprof/trace_format.h share/man/man7/sprof-env.7 share/bash-completion/completions/sprof-fold; do
     [ -s "$p/$f" ] || fail "$f not installed"
 done
 grep -q "$SPROF_BUILD" "$p/lib/libsprof_rt.a" && fail "the installed libsprof_rt.a names the build tree"
