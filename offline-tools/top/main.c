@@ -86,11 +86,7 @@ int main(int argc, char **argv)
         }
     }
 
-    if (optind >= argc) {
-        usage(stderr);
-        goto done;
-    }
-    if (sprof_cli_load_check(&load, tool) != 0)
+    if (sprof_cli_check_usage(&load, tool, (size_t)(argc - optind), usage) != 0)
         goto done;
     status = SPROF_EXIT_FAILURE;
     sprof_profile p;

@@ -196,6 +196,15 @@ int sprof_cli_load_operands(sprof_cli_load *l, const char *tool, char *const *pa
     return sprof_cli_load_profile(l, tool, paths, npaths, p);
 }
 
+int sprof_cli_check_usage(sprof_cli_load *l, const char *tool, size_t noperands, void (*usage)(FILE *))
+{
+    if (noperands == 0) {
+        usage(stderr);
+        return -1;
+    }
+    return sprof_cli_load_check(l, tool);
+}
+
 void sprof_cli_load_free(sprof_cli_load *l)
 {
     free(l->tids);

@@ -108,6 +108,12 @@ int sprof_cli_other_option(sprof_cli_load *l, int opt, const char *arg, const ch
 int sprof_cli_load_operands(sprof_cli_load *l, const char *tool, char *const *paths, size_t npaths,
                             void (*usage)(FILE *), sprof_profile *p);
 
+/* After the getopt loop: at least one INPUT operand (none: usage to
+ * stderr) and the options that are wrong only together
+ * (sprof_cli_load_check). 0, or -1 after printing: a usage error (exit
+ * SPROF_EXIT_USAGE). */
+int sprof_cli_check_usage(sprof_cli_load *l, const char *tool, size_t noperands, void (*usage)(FILE *));
+
 /* An unsigned count option (digits only, no sign): 0 + *out, or -1 after
  * printing "<tool>: <opt> wants <what>, not "<arg>"". */
 int sprof_cli_parse_count(const char *tool, const char *opt, const char *what, const char *arg,
