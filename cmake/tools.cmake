@@ -11,11 +11,15 @@ function(sprof_tool target summary)
   set(page ${SPROF_MAN_DIR}/man1/${target}.1)
   set(gen ${CMAKE_SOURCE_DIR}/docs/man/gen_man.sh)
   set(desc ${CMAKE_SOURCE_DIR}/docs/man/${target}.txt)
+  set(deps ${target} ${gen})
+  if(EXISTS ${desc})
+    list(APPEND deps ${desc})
+  endif()
   add_custom_command(OUTPUT ${page}
     COMMAND ${CMAKE_COMMAND} -E make_directory ${SPROF_MAN_DIR}/man1
     COMMAND sh ${gen} $<TARGET_FILE:${target}> ${target} "${summary}" ${PROJECT_VERSION} ${desc} > ${page}.tmp
     COMMAND ${CMAKE_COMMAND} -E rename ${page}.tmp ${page}
-    DEPENDS ${target} ${gen} VERBATIM)
+    DEPENDS ${deps} VERBATIM)
   add_custom_target(${target}-man ALL DEPENDS ${page})
   install(FILES ${page} DESTINATION share/man/man1)
   if(NOT target STREQUAL "sprof-cc") # its arguments are the compiler's
