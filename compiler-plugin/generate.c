@@ -720,8 +720,18 @@ static void map_verdict(const gen *g)
         fprintf(stderr, "sprof-symmap: warning: %s: suspicious name map: %s\n", path, parts);
 }
 
+/* Spinel names every compiled method sp_*: a binary with such functions
+ * came from Spinel (a plain C program's guessed names need no note). */
+static int looks_like_spinel(const sprof_elf_info *elf)
+{
+    for (size_t i = 0; i < elf->nfuncs; i++)
+        if (strncmp(elf->funcs[i].name, "sp_", 3) == 0)
+            return 1;
+    return 0;
+}
+
 /* No Spinel map and no C sources: every Ruby name is a guess from a C
- * name. Say so, and how each Spinel writes the map (docs/user-guide.md). */
+ * name. Say so, and how each Spinel writes the map (docs/spinel.md). */
 static void no_map_note(const char *binary)
 {
     fprintf(stderr,
@@ -794,7 +804,8 @@ int sprof_generate(const sprof_gen_options *o, char *err, size_t errlen)
     g.have_dwarf = dr > 0;
     count_absent_rows(&g);
     map_verdict(&g);
-    if (!g.map.json_path && o->nc_sources == 0)
+    /* under --quiet only for a Spinel program (sprof-cc passes it on) */
+    if (!g.map.json_path && o->nc_sources == 0 && (!o->quiet || looks_like_spinel(&g.elf)))
         no_map_note(o->binary);
 
     g.w = sprof_symmap_writer_new();

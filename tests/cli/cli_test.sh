@@ -3,7 +3,8 @@
 #   TOOL --version  -> stdout "TOOL (sprof) VERSION", exit 0
 #   TOOL --help     -> stdout, nothing on stderr, exit 0
 #   TOOL --bad      -> exit 2, stderr starts "TOOL: "
-#   a missing input -> exit 1, stderr starts "TOOL: "
+#   a missing input -> exit 1 (sprof-record: a missing command, 127), stderr
+#                      lines start "TOOL: "
 #   man page build/man/man1/TOOL.1
 # and the views' shared input options (--threads --from --to --tid --weight
 # --no-inline --force) are accepted by every view.
@@ -29,14 +30,16 @@ for t in $SPROF_TOOLS; do
     "$b" --no-such-option > "$W/out" 2> "$W/err"; rc=$?
     [ $rc = 2 ] || fail "$t --no-such-option exits $rc, not 2"
     case $(head -1 "$W/err") in "$t: "*) ;; *) fail "$t --no-such-option: first line not prefixed: $(head -1 "$W/err")" ;; esac
+    want=1
     case $t in
+    sprof-record) set -- -o "$W/r.svg" -- "$W/missing"; want=127 ;; # the command's status: not found
     sprof-trace) set -- info "$W/missing" ;;
     sprof-diff) set -- "$W/missing" "$W/missing2" ;;
     sprof-export) set -- --pprof "$W/o.pb.gz" "$W/missing" ;;
     *) set -- "$W/missing" ;;
     esac
     "$b" "$@" > "$W/out" 2> "$W/err"; rc=$?
-    [ $rc = 1 ] || fail "$t $* (missing input) exits $rc, not 1"
+    [ $rc = $want ] || fail "$t $* (missing input) exits $rc, not $want"
     grep -v "^$t: " "$W/err" > "$W/bad"
     [ -s "$W/bad" ] && fail "$t (missing input): lines without the '$t: ' prefix: $(head -2 "$W/bad")"
 done

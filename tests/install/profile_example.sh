@@ -32,4 +32,9 @@ SPROF_OUT=app_rt.trace ./app_rt > /dev/null 2> run.err || fail "app_rt: $(cat ru
 "$bin/sprof-flamegraph" app_rt.trace app_rt.symmap -o app_rt.svg 2> fg.err || fail "sprof-flamegraph: $(cat fg.err)"
 grep -q 'Simulation#step' app_rt.svg || fail "no Ruby name in the flame graph"
 "$bin/sprof-top" -n 3 app_rt.trace app_rt.symmap > top.txt 2> /dev/null || fail "sprof-top"
+# 3. sprof-record from the prefix: it finds ../lib/libsprof.so itself
+if [ -x "$bin/sprof-record" ]; then
+    "$bin/sprof-record" -q -o rec.svg -- ./app > /dev/null 2> rec.err || fail "sprof-record: $(cat rec.err)"
+    grep -q 'Simulation#step' rec.svg || fail "sprof-record: no Ruby name in rec.svg"
+fi
 echo "profiled from the prefix: $(grep -c . app.folded) folded stacks; top: $(sed -n 2p top.txt)"

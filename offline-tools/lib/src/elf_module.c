@@ -185,7 +185,9 @@ static int sym_push(sym_list *l, uint64_t lo, uint64_t hi, const char *name, int
 }
 
 /* Function symbols of every symbol table of type `type` in the view. */
-static int collect_symbols(const elf_view *v, uint32_t type, sym_list *out)
+/* Function symbols into out; *links_runtime set when the sprof runtime's
+ * anchor object (sprof_rt_link, lifecycle.c) is defined here (may be NULL). */
+static int collect_symbols(const elf_view *v, uint32_t type, sym_list *out, int *links_runtime)
 {
     for (size_t i = 0; i < v->shnum; i++) {
         const Elf64_Shdr *s = &v->sh[i];
@@ -203,6 +205,9 @@ static int collect_symbols(const elf_view *v, uint32_t type, sym_list *out)
             Elf64_Sym sym;
             memcpy(&sym, v->b + s->sh_offset + k * sizeof(Elf64_Sym), sizeof sym);
             unsigned t = ELF64_ST_TYPE(sym.st_info);
+            if (links_runtime && t == STT_OBJECT && sym.st_shndx != SHN_UNDEF && sym.st_name < strs->sh_size &&
+                strcmp(str + sym.st_name, "sprof_rt_link") == 0)
+                *links_runtime = 1;
             if ((t != STT_FUNC && t != STT_GNU_IFUNC) || sym.st_shndx == SHN_UNDEF ||
                 sym.st_value == 0 || sym.st_name >= strs->sh_size || str[sym.st_name] == '\0')
                 continue;
@@ -369,7 +374,7 @@ static void load_debug_symbols(sprof_elf_module *m, sym_list *syms)
         read_build_id(&v, id, &idlen);
         if (idlen == m->build_id_len && memcmp(id, m->build_id, idlen) == 0) {
             size_t before = syms->n;
-            if (collect_symbols(&v, SHT_SYMTAB, syms) == 0 && syms->n > before) {
+            if (collect_symbols(&v, SHT_SYMTAB, syms, NULL) == 0 && syms->n > before) {
                 m->debug_map = map;
                 m->debug_map_size = size;
                 return;
@@ -444,14 +449,16 @@ static sprof_elf_module *parse(sprof_elf_module *m, const char *path, char *err,
             m->eh_frame_size = s->sh_size;
             m->eh_frame_vaddr = s->sh_addr;
         }
+        if (s->sh_type == SHT_PROGBITS && s->sh_size > 0 && strcmp(section_name(&v, s), ".debug_info") == 0)
+            m->has_debug_info = 1;
     }
 
     sym_list syms = { 0 };
-    int rc = collect_symbols(&v, SHT_SYMTAB, &syms);
+    int rc = collect_symbols(&v, SHT_SYMTAB, &syms, &m->links_sprof_runtime);
     if (rc == 0 && syms.n == 0)
         load_debug_symbols(m, &syms);
     if (rc == 0)
-        rc = collect_symbols(&v, SHT_DYNSYM, &syms);
+        rc = collect_symbols(&v, SHT_DYNSYM, &syms, &m->links_sprof_runtime);
     if (rc == 0)
         rc = collect_plt(&v, m, &syms);
     if (rc == 0)
