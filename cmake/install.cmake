@@ -17,5 +17,5 @@ set(CPACK_DEBIAN_PACKAGE_SECTION devel)
 # Shared-library dependencies (libelf, libdwarf, jansson, zlib) from the
 # binaries themselves, as dpkg-shlibdeps finds them.
 set(CPACK_DEBIAN_PACKAGE_SHLIBDEPS ON)
-set(CPACK_DEBIAN_PACKAGE_RECOMMENDS "graphviz")
+set(CPACK_DEBIAN_PACKAGE_RECOMMENDS "graphviz, gcc | c-compiler, pkg-config") # dot for --svg; sprof-cc runs cc
 include(CPack)

@@ -1,7 +1,7 @@
 #!/bin/bash
 # cpack -G DEB -> sprof_<version>_amd64.deb; apt-get install ./sprof_*.deb
 # on this machine; the installed tools run, man finds the pages, the example
-# is profiled from /usr; apt-get remove after. It changes /usr, so it runs
+# is profiled from /usr; apt-get purge after. It changes /usr, so it runs
 # only when asked: SPROF_PACKAGE_TEST=1 (the `package` stage of .ci/run), as
 # root with apt-get, and not over an sprof package installed otherwise.
 set -euo pipefail
@@ -10,11 +10,11 @@ skip() { echo "SKIP: $*"; exit 77; }
 [ "${SPROF_PACKAGE_TEST:-0}" = 1 ] || skip "set SPROF_PACKAGE_TEST=1 to build and install the .deb (changes /usr)"
 [ "$(id -u)" = 0 ] || skip "needs root"
 command -v apt-get > /dev/null || skip "needs apt-get"
-dpkg -s sprof > /dev/null 2>&1 && skip "an sprof package is already installed; not touching it"
+dpkg-query -W -f='${Status}' sprof 2> /dev/null | grep -q "ok installed" && skip "an sprof package is already installed; not touching it"
 w=$(mktemp -d /tmp/sprof-deb.XXXXXX)
 installed=0
 cleanup() {
-    [ $installed = 1 ] && apt-get remove -y -o DPkg::Lock::Timeout=120 sprof > "$w/remove.log" 2>&1
+    [ $installed = 1 ] && apt-get purge -y -o DPkg::Lock::Timeout=120 sprof > "$w/remove.log" 2>&1
     rm -rf "$w"
 }
 trap cleanup EXIT
@@ -35,7 +35,7 @@ mkdir work
 cp "$SPROF_SRC/examples/app.c" "$SPROF_SRC/examples/sp_runtime.h" "$SPROF_SRC/examples/app.symbols.json" work/
 bash "$SPROF_SRC/tests/install/profile_example.sh" /usr/bin /usr/lib "$(pkg-config --variable=pcfiledir sprof)" "$w/work" ||
     fail "profiling the example with the package's files"
-apt-get remove -y -o DPkg::Lock::Timeout=120 sprof > remove.log 2>&1 || fail "apt-get remove: $(tail -5 remove.log)"
+apt-get purge -y -o DPkg::Lock::Timeout=120 sprof > remove.log 2>&1 || fail "apt-get purge: $(tail -5 remove.log)"
 installed=0
-[ ! -e /usr/bin/sprof-fold ] || fail "apt-get remove left /usr/bin/sprof-fold"
+[ ! -e /usr/bin/sprof-fold ] || fail "apt-get purge left /usr/bin/sprof-fold"
 echo "ok: installed, used and removed $(basename "$deb")"
