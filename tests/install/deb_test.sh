@@ -4,6 +4,8 @@
 # is profiled from /usr; apt-get purge after. It changes /usr, so it runs
 # only when asked: SPROF_PACKAGE_TEST=1 (the `package` stage of .ci/run), as
 # root with apt-get, and not over an sprof package installed otherwise.
+# --no-install-recommends: its dependencies are the build's (already here),
+# so no download is needed.
 set -euo pipefail
 fail() { echo "FAIL: $*"; exit 1; }
 skip() { echo "SKIP: $*"; exit 77; }
@@ -24,7 +26,7 @@ deb=$(ls "$w"/sprof_"$SPROF_VERSION"_*.deb 2> /dev/null | head -1)
 [ -n "$deb" ] || fail "no sprof_${SPROF_VERSION}_*.deb: $(ls "$w")"
 echo "built $(basename "$deb") ($(stat -c %s "$deb") bytes)"
 installed=1
-apt-get install -y -o DPkg::Lock::Timeout=120 "$deb" > install.log 2>&1 || fail "apt-get install: $(tail -20 install.log)"
+apt-get install -y --no-install-recommends -o DPkg::Lock::Timeout=120 "$deb" > install.log 2>&1 || fail "apt-get install: $(tail -20 install.log)"
 for t in $SPROF_TOOLS; do
     [ "$("/usr/bin/$t" --version | head -1)" = "$t (sprof) $SPROF_VERSION" ] || fail "/usr/bin/$t --version"
     man -w "$t" > /dev/null 2>&1 || fail "man -w $t"
