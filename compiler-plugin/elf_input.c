@@ -393,8 +393,8 @@ int sprof_elf_read(const char *path, int quiet, sprof_elf_info *out, char *err, 
             goto out;
         }
         out->dynsym_only = 1;
-        if (!quiet)
-            fprintf(stderr,
+        /* even under --quiet: sprof-cc passes it on, it is about the binary the user built */
+        fprintf(stderr,
                     "sprof-symmap: warning: %s: stripped binary: only the %zu exported functions of"
                     " .dynsym are named; rebuild without -s\n",
                     path, dynsym_funcs);

@@ -720,6 +720,28 @@ static void map_verdict(const gen *g)
         fprintf(stderr, "sprof-symmap: warning: %s: suspicious name map: %s\n", path, parts);
 }
 
+/* Spinel names every compiled method sp_*: a binary with such functions
+ * came from Spinel (a plain C program's guessed names need no note). */
+static int looks_like_spinel(const sprof_elf_info *elf)
+{
+    for (size_t i = 0; i < elf->nfuncs; i++)
+        if (strncmp(elf->funcs[i].name, "sp_", 3) == 0)
+            return 1;
+    return 0;
+}
+
+/* No Spinel map and no C sources: every Ruby name is a guess from a C
+ * name. Say so, and how each Spinel writes the map (docs/spinel.md). */
+static void no_map_note(const char *binary)
+{
+    fprintf(stderr,
+            "sprof-symmap: note: %s: no Spinel symbols JSON (%s.symbols.json, or --spinel-map PATH): Ruby names"
+            " are guessed from the C names (approximate). To get one: newest Spinel: spinel --profile app.rb;"
+            " the 2026 fork: spinel --emit-symbol-map app.rb (or SPINEL_EMIT_SYMBOL_MAP=app.symbols.json);"
+            " any Spinel: spinel app.rb --cc=sprof-cc (names from the generated C)\n",
+            binary, binary);
+}
+
 int sprof_generate(const sprof_gen_options *o, char *err, size_t errlen)
 {
     gen g = { .o = o };
@@ -769,10 +791,12 @@ int sprof_generate(const sprof_gen_options *o, char *err, size_t errlen)
     } else {
         dr = sprof_dwarf_read(o->binary, g.pool, &g.dw, derr, sizeof derr);
     }
-    if (dr < 0 && !o->quiet)
+    /* Even under --quiet (sprof-cc passes them on): a binary without usable
+     * DWARF profiles without inline frames and lines, whatever built it. */
+    if (dr < 0)
         fprintf(stderr, "sprof-symmap: warning: %s: unreadable DWARF (%s): symbol table only\n",
                 o->binary, derr);
-    else if (dr == 0 && !o->quiet && !g.elf.dynsym_only) /* that warning said enough */
+    else if (dr == 0 && !g.elf.dynsym_only) /* that warning said enough */
         fprintf(stderr,
                 "sprof-symmap: warning: %s: no DWARF: symbol table only (no inline frames, no"
                 " lines; rebuild with -g)\n",
@@ -780,6 +804,9 @@ int sprof_generate(const sprof_gen_options *o, char *err, size_t errlen)
     g.have_dwarf = dr > 0;
     count_absent_rows(&g);
     map_verdict(&g);
+    /* under --quiet only for a Spinel program (sprof-cc passes it on) */
+    if (!g.map.json_path && o->nc_sources == 0 && (!o->quiet || looks_like_spinel(&g.elf)))
+        no_map_note(o->binary);
 
     g.w = sprof_symmap_writer_new();
     if (!g.w || build_functions(&g) < 0 || index_lines(&g) < 0) {

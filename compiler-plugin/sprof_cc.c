@@ -15,6 +15,8 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include "sprof/tool.h"
+
 /* Options whose value is the next argument (when not attached). */
 static const char *const takes_value[] = {
     "-o", "-x", "-I", "-L", "-l", "-D", "-U", "-include", "-imacros", "-isystem", "-iquote",
@@ -147,8 +149,31 @@ static void write_symmap(const char *output, char **sources, size_t nsources)
     free(argv);
 }
 
+static void usage(FILE *f)
+{
+    fputs("usage: sprof-cc [COMPILER ARGUMENTS...]\n"
+          "  A C compiler wrapper that makes any build sprof-ready: runs the real compiler\n"
+          "  ($SPROF_REAL_CC, default cc; split on blanks) with -g -fno-omit-frame-pointer\n"
+          "  before your flags, exits with its status, and after a link writes OUTPUT.symmap\n"
+          "  with sprof-symmap (Ruby names from OUTPUT.symbols.json when Spinel wrote one,\n"
+          "  else from the C sources on the command line). A symmap problem is a warning\n"
+          "  line (the generator's warnings are passed on); it never fails the build.\n"
+          "  With Spinel (every version): spinel app.rb --cc=sprof-cc\n"
+          "  Link the sampler in too:      spinel app.rb --cc=\"sprof-cc /PREFIX/lib/libsprof_rt.a\"\n"
+          "  sprof-cc --help       this text (the compiler's own: $SPROF_REAL_CC --help)\n"
+          "  sprof-cc --version    sprof-cc's version, then the compiler's\n"
+          "  Manual: sprof-cc(1); environment: sprof-env(7).\n",
+          f);
+}
+
 int main(int argc, char **argv)
 {
+    if (argc == 2 && (strcmp(argv[1], "--help") == 0 || strcmp(argv[1], "-h") == 0)) {
+        usage(stdout);
+        return SPROF_EXIT_OK;
+    }
+    if (argc == 2 && strcmp(argv[1], "--version") == 0 && sprof_tool_print_version("sprof-cc") != SPROF_EXIT_OK)
+        return SPROF_EXIT_FAILURE; /* then on, as any other command: the compiler's version */
     if (getenv("SPROF_CC_ACTIVE")) {
         fprintf(stderr, "sprof-cc: SPROF_REAL_CC runs sprof-cc again; point it at the real compiler\n");
         return 1;

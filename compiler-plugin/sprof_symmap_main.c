@@ -11,12 +11,16 @@
 #include "dump.h"
 #include "generate.h"
 #include "sprof/symmap.h"
+#include "sprof/tool.h"
 
 static void usage(FILE *f)
 {
     fputs("usage: sprof-symmap BINARY [-o OUT] [--spinel-map PATH] [--c-source FILE.c]... [--quiet]\n"
           "       sprof-symmap --dump SYMMAP\n"
-          "       sprof-symmap --lookup SYMMAP ADDR...   (hex link-time addresses)\n",
+          "       sprof-symmap --lookup SYMMAP ADDR...   (hex link-time addresses)\n"
+          "       sprof-symmap --help | --version\n"
+          "  Ruby names come from Spinel's BINARY.symbols.json (or --spinel-map PATH), else\n"
+          "  from the C sources (--c-source), else are guessed from the C names.\n",
           f);
 }
 
@@ -79,8 +83,10 @@ int main(int argc, char **argv)
         return read_mode(argc, argv, 1);
     if (argc >= 2 && (strcmp(argv[1], "--help") == 0 || strcmp(argv[1], "-h") == 0)) {
         usage(stdout);
-        return 0;
+        return SPROF_EXIT_OK;
     }
+    if (argc >= 2 && strcmp(argv[1], "--version") == 0)
+        return sprof_tool_print_version("sprof-symmap");
     sprof_gen_options o = { 0 };
     const char **sources = calloc((size_t)argc, sizeof *sources);
     if (!sources)

@@ -102,7 +102,7 @@ run_one() { # PROG CFG HZ ROUND
         own=$("$bin/sprof-trace" dump "$t" 2>/dev/null | sed -n 's/.* own_cpu_ns=\([0-9]*\).*/\1/p' | tail -1)
         n=$("$bin/sprof-trace" info "$t" 2>/dev/null | awk '/^samples:/ { print $2 }')
         echo "$r $tot $((tot - ${own:-0})) ${n:-0} ${own:-0}" >>"$work/raw/$p.sprof.$hz"
-        "$bin/sprof-fold" "$t" "$exe.symmap" 2>/dev/null >"$work/f.folded" &&
+        "$bin/sprof-fold" --weight=samples "$t" "$exe.symmap" 2>/dev/null >"$work/f.folded" &&
             sprof_shares "$work/f.folded" >"$work/shares/$p.sprof.$hz.$r" ;;
     perf)
         [ -n "$perf_skip" ] && return

@@ -10,6 +10,7 @@
 #include "sprof/callgraph.h"
 #include "sprof/cli_load.h"
 #include "sprof/out_file.h"
+#include "sprof/tool.h"
 
 static const char *tool = "sprof-callgraph";
 
@@ -22,7 +23,6 @@ static void usage(FILE *f)
             "  Without -o/--svg the DOT goes to stdout.\n"
             "  -o, --output PATH       write DOT here (atomically)\n"
             "      --svg PATH          render SVG with Graphviz `dot`\n"
-            "      --weight=auto|samples|cpu  CPU time when the inputs carry it (default auto)\n"
             "      --nodefraction F    hide methods with cum < F of the total (default 0.005)\n"
             "      --edgefraction F    hide calls with weight < F of the total (default 0.001)\n"
             "      --nodecount N       show at most N methods, highest cum first (default 80, 0 = all)\n"
@@ -30,7 +30,7 @@ static void usage(FILE *f)
             "      --ignore RE         drop stacks through a method matching RE\n"
             "      --relative          percentages of the focused samples, not of the whole profile\n"
             "%s"
-            "  -h, --help\n",
+            "  -h, --help, --version\n",
             sprof_cli_load_usage);
 }
 
@@ -47,7 +47,7 @@ static int parse_fraction(const char *s, const char *name, double *out)
     return 0;
 }
 
-enum { OPT_SVG = 1, OPT_WEIGHT, OPT_NODEFRACTION, OPT_EDGEFRACTION, OPT_NODECOUNT, OPT_FOCUS, OPT_IGNORE,
+enum { OPT_SVG = 1, OPT_NODEFRACTION, OPT_EDGEFRACTION, OPT_NODECOUNT, OPT_FOCUS, OPT_IGNORE,
        OPT_RELATIVE };
 
 int main(int argc, char **argv)
@@ -55,7 +55,6 @@ int main(int argc, char **argv)
     static const struct option longopts[] = {
         { "output", required_argument, NULL, 'o' },
         { "svg", required_argument, NULL, OPT_SVG },
-        { "weight", required_argument, NULL, OPT_WEIGHT },
         { "nodefraction", required_argument, NULL, OPT_NODEFRACTION },
         { "edgefraction", required_argument, NULL, OPT_EDGEFRACTION },
         { "nodecount", required_argument, NULL, OPT_NODECOUNT },
@@ -63,6 +62,7 @@ int main(int argc, char **argv)
         { "ignore", required_argument, NULL, OPT_IGNORE },
         { "relative", no_argument, NULL, OPT_RELATIVE },
         { "help", no_argument, NULL, 'h' },
+        { "version", no_argument, NULL, 'V' },
         SPROF_CLI_LOAD_LONGOPTS,
         { NULL, 0, NULL, 0 },
     };
@@ -70,13 +70,13 @@ int main(int argc, char **argv)
     sprof_callgraph_options_init(&o);
     sprof_cli_load load;
     memset(&load, 0, sizeof load);
-    const char *out_path = NULL, *svg_path = NULL, *weight = "auto";
-    int c, status = 1;
+    const char *out_path = NULL, *svg_path = NULL;
+    int c, status = SPROF_EXIT_USAGE;
+    argv[0] = (char *)tool; /* getopt's own messages: "sprof-callgraph: ..." */
     while ((c = getopt_long(argc, argv, "o:h", longopts, NULL)) != -1) {
         switch (c) {
         case 'o': out_path = optarg; break;
         case OPT_SVG: svg_path = optarg; break;
-        case OPT_WEIGHT: weight = optarg; break;
         case OPT_NODEFRACTION:
             if (parse_fraction(optarg, "nodefraction", &o.nodefraction) != 0)
                 goto done;
@@ -92,7 +92,8 @@ int main(int argc, char **argv)
         case OPT_FOCUS: o.focus = optarg; break;
         case OPT_IGNORE: o.ignore = optarg; break;
         case OPT_RELATIVE: o.relative = 1; break;
-        case 'h': usage(stdout); status = 0; goto done;
+        case 'h': usage(stdout); status = SPROF_EXIT_OK; goto done;
+        case 'V': status = sprof_tool_print_version(tool); goto done;
         default:
             if (sprof_cli_other_option(&load, c, optarg, tool, usage) != 0)
                 goto done;
@@ -100,6 +101,9 @@ int main(int argc, char **argv)
         }
     }
 
+    if (sprof_cli_check_usage(&load, tool, (size_t)(argc - optind), usage) != 0)
+        goto done;
+    status = SPROF_EXIT_FAILURE;
     sprof_profile p;
     sprof_profile_init(&p);
     sprof_callgraph g;
@@ -109,7 +113,7 @@ int main(int argc, char **argv)
     size_t dot_len = 0;
     if (sprof_cli_load_operands(&load, tool, argv + optind, (size_t)(argc - optind), usage, &p) != 0)
         goto free_all;
-    if (sprof_cli_parse_weight(tool, weight, &p, &o.weight_cpu) != 0)
+    if (sprof_cli_parse_weight(tool, load.weight, &p, &o.weight_cpu) != 0)
         goto free_all;
     o.title = p.binary_path;
     sprof_caveats cv;
@@ -140,7 +144,7 @@ int main(int argc, char **argv)
         fprintf(stderr, "%s: %s\n", tool, err);
         goto free_all;
     }
-    status = 0;
+    status = SPROF_EXIT_OK;
 free_all:
     free(dot);
     sprof_callgraph_free(&g);

@@ -12,12 +12,14 @@
 
 #include "sprof/accounting.h"
 #include "sprof/caveats.h"
+#include "sprof/cli_load.h"
 #include "sprof/diff.h"
 #include "sprof/flamegraph.h"
 #include "sprof/inputs.h"
 #include "sprof/json_out.h"
 #include "sprof/out_file.h"
 #include "sprof/profile.h"
+#include "sprof/tool.h"
 
 typedef struct side {
     const char *label;     /* "before" / "after" */
@@ -33,7 +35,7 @@ typedef struct options {
     double min_pp, alpha;
     const char *svg, *output, *title;
     sprof_flame_options flame;
-    sprof_load_options load;
+    sprof_cli_load cli; /* the input options every view shares (sprof/cli_load.h) */
 } options;
 
 static void usage(FILE *out)
@@ -51,14 +53,21 @@ static void usage(FILE *out)
           "  --svg FILE           also write a differential flame graph (after's shape; red grew, blue shrank)\n"
           "  --title T, --width PX, --minwidth W[%], --inverted   for --svg\n"
           "  -o FILE              write the table/folded/JSON output to FILE (atomically) instead of stdout\n"
-          "  --no-inline, --force as for sprof-fold\n",
+          "  -h, --help, --version\n"
+          "  the input options of every view (docs/views.md), applied to both sides:\n",
+          out);
+    /* --symmap is per side here: give each side's symmap among its files */
+    fputs(strstr(sprof_cli_load_usage, "      --threads"), out);
+    fputs("  --weight: auto and samples compare sample counts; cpu is refused (the significance\n"
+          "  test of every output needs counts: docs/diff.md)\n",
           out);
 }
 
+/* One error line, prefixed with the tool's name; the exit status. */
 static int fail(const char *msg)
 {
-    fprintf(stderr, "%s\n", msg);
-    return 1;
+    fprintf(stderr, "sprof-diff: %s\n", msg);
+    return SPROF_EXIT_FAILURE;
 }
 
 /* Load one side; refuse a trace without a symmap, a symmap without a
@@ -77,7 +86,7 @@ static int load_side(side *s, const options *o, char *err, size_t errlen)
         snprintf(err, errlen, "%s: a symmap without a trace on the %s side", in.symmap, s->label);
         rc = -1;
     } else {
-        rc = sprof_inputs_load(&in, &s->prof, &o->load, err, errlen);
+        rc = sprof_inputs_load(&in, &s->prof, &o->cli.load, err, errlen);
     }
     sprof_inputs_free(&in);
     if (rc != 0)
@@ -322,11 +331,46 @@ static int is_opt(const char *arg, const char *name)
     return strncmp(arg, name, n) == 0 && (arg[n] == '\0' || arg[n] == '=');
 }
 
+/* The shared view input options (sprof/cli_load.h) in this parser's style;
+ * --symmap is left out: each side names its own symmap among its files. */
+static const struct shared_opt {
+    const char *name;
+    int opt, has_value;
+} shared_opts[] = {
+    { "--threads", SPROF_OPT_THREADS, 0 }, { "--no-inline", SPROF_OPT_NO_INLINE, 0 },
+    { "--force", SPROF_OPT_FORCE, 0 },     { "--from", SPROF_OPT_FROM, 1 },
+    { "--to", SPROF_OPT_TO, 1 },           { "--tid", SPROF_OPT_TID, 1 },
+    { "--weight", SPROF_OPT_WEIGHT, 1 },
+};
+
+/* 1 if argv[*i] is a shared option (applied, *i past its value), 0 if not,
+ * -1 after printing what is wrong with it. */
+static int shared_option(int argc, char **argv, int *i, options *o)
+{
+    for (size_t k = 0; k < sizeof shared_opts / sizeof shared_opts[0]; k++) {
+        const struct shared_opt *s = &shared_opts[k];
+        if (s->has_value ? !is_opt(argv[*i], s->name) : strcmp(argv[*i], s->name) != 0)
+            continue;
+        const char *v = s->has_value ? opt_value(argc, argv, i, s->name) : NULL;
+        if (s->has_value && !v)
+            return -1;
+        if (sprof_cli_load_option(&o->cli, s->opt, v, "sprof-diff") != 0)
+            return -1;
+        return 1;
+    }
+    return 0;
+}
+
 static int parse_args(int argc, char **argv, options *o, side *sides, const char **positional, size_t *npos)
 {
     *npos = 0;
     for (int i = 1; i < argc; i++) {
         const char *a = argv[i], *v;
+        int shared = shared_option(argc, argv, &i, o);
+        if (shared < 0)
+            return -1;
+        if (shared > 0)
+            continue;
         if (strcmp(a, "-b") == 0 || strcmp(a, "-a") == 0) {
             side *s = &sides[a[1] == 'a'];
             if (s->nfiles) {
@@ -354,10 +398,6 @@ static int parse_args(int argc, char **argv, options *o, side *sides, const char
             o->folded = 1;
         } else if (strcmp(a, "--normalize") == 0 || strcmp(a, "-n") == 0) {
             o->normalize = 1;
-        } else if (strcmp(a, "--no-inline") == 0) {
-            o->load.no_inline = 1;
-        } else if (strcmp(a, "--force") == 0) {
-            o->load.force = 1;
         } else if (strcmp(a, "--inverted") == 0) {
             o->flame.inverted = 1;
         } else if (is_opt(a, "--min")) {
@@ -393,7 +433,9 @@ static int parse_args(int argc, char **argv, options *o, side *sides, const char
                 return -1;
         } else if (strcmp(a, "-h") == 0 || strcmp(a, "--help") == 0) {
             usage(stdout);
-            exit(0);
+            exit(SPROF_EXIT_OK);
+        } else if (strcmp(a, "--version") == 0) {
+            exit(sprof_tool_print_version("sprof-diff"));
         } else if (a[0] == '-' && a[1] != '\0') {
             fprintf(stderr, "sprof-diff: unknown option %s\n", a);
             usage(stderr);
@@ -424,7 +466,12 @@ static int parse_args(int argc, char **argv, options *o, side *sides, const char
         fprintf(stderr, "sprof-diff: choose one of --folded and --json\n");
         return -1;
     }
-    return 0;
+    if (o->cli.weight && strcmp(o->cli.weight, "cpu") == 0) {
+        fprintf(stderr, "sprof-diff: --weight=cpu: the diff compares sample counts (its significance test "
+                        "needs counts); use --weight=samples or auto\n");
+        return -1;
+    }
+    return sprof_cli_load_check(&o->cli, "sprof-diff");
 }
 
 /* The main output (table, JSON or folded), rendered into memory. */
@@ -493,10 +540,11 @@ int main(int argc, char **argv)
     const char **positional = calloc((size_t)argc, sizeof *positional);
     size_t npos;
     if (!positional)
-        return fail("sprof-diff: out of memory");
+        return fail("out of memory");
     if (parse_args(argc, argv, &o, sides, positional, &npos) != 0) {
         free(positional);
-        return 2;
+        sprof_cli_load_free(&o.cli);
+        return SPROF_EXIT_USAGE;
     }
     char err[1024];
     int rc = 0;
@@ -509,7 +557,7 @@ int main(int argc, char **argv)
     if (rc == 0 && sprof_diff_table_build(&table, &sides[0].prof, &sides[1].prof, o.lines, err, sizeof err) != 0)
         rc = fail(err);
     if (rc == 0 && o.lines && table.nrows == 0)
-        rc = fail("sprof-diff: --lines: neither side has .rb line information (traces with a symmap, or folded "
+        rc = fail("--lines: neither side has .rb line information (traces with a symmap, or folded "
                   "files written with sprof-fold --lines)");
 
     /* Warnings only once nothing is refused: a refusal is one line. */
@@ -534,7 +582,7 @@ int main(int argc, char **argv)
         FILE *mem = open_memstream(&buf, &len);
         int r = mem ? render_main(mem, &table, sides, &o) : -1;
         if (!mem || fclose(mem) != 0 || r != 0)
-            rc = fail("sprof-diff: out of memory");
+            rc = fail("out of memory");
     }
     if (rc == 0 && o.svg && write_svg(o.svg, sides, &o, err, sizeof err) != 0)
         rc = fail(err);
@@ -551,7 +599,7 @@ int main(int argc, char **argv)
                 rc = fail(err);
             }
         } else if (fwrite(buf, 1, len, stdout) != len || fflush(stdout) != 0) {
-            rc = fail("sprof-diff: cannot write to stdout");
+            rc = fail("cannot write to stdout");
         }
     }
     free(buf);
@@ -559,5 +607,6 @@ int main(int argc, char **argv)
     sprof_profile_free(&sides[0].prof);
     sprof_profile_free(&sides[1].prof);
     free(positional);
+    sprof_cli_load_free(&o.cli);
     return rc;
 }

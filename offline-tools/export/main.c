@@ -6,6 +6,7 @@
 
 #include "sprof/cli_load.h"
 #include "sprof/export.h"
+#include "sprof/tool.h"
 
 static const char *tool = "sprof-export";
 
@@ -16,25 +17,24 @@ static void usage(FILE *f)
             "  INPUTs: traces + the app's symmap, or folded files.\n"
             "      --pprof PATH        gzipped profile.proto (go tool pprof, Pyroscope, Grafana...)\n"
             "      --speedscope PATH   speedscope JSON (https://www.speedscope.app)\n"
-            "      --weight=auto|samples|cpu  speedscope weights; pprof default sample type\n"
-            "                          (pprof always has both samples and cpu values; default auto:\n"
-            "                          cpu when the inputs carry CPU time)\n"
+            "                          (--weight: speedscope weights and pprof's default sample\n"
+            "                          type; pprof always has both samples and cpu values)\n"
             "      --name NAME         profile name (default: the binary's name)\n"
             "%s"
-            "  -h, --help\n",
+            "  -h, --help, --version\n",
             sprof_cli_load_usage);
 }
 
-enum { OPT_PPROF = 1, OPT_SPEEDSCOPE, OPT_WEIGHT, OPT_NAME };
+enum { OPT_PPROF = 1, OPT_SPEEDSCOPE, OPT_NAME };
 
 int main(int argc, char **argv)
 {
     static const struct option longopts[] = {
         { "pprof", required_argument, NULL, OPT_PPROF },
         { "speedscope", required_argument, NULL, OPT_SPEEDSCOPE },
-        { "weight", required_argument, NULL, OPT_WEIGHT },
         { "name", required_argument, NULL, OPT_NAME },
         { "help", no_argument, NULL, 'h' },
+        { "version", no_argument, NULL, 'V' },
         SPROF_CLI_LOAD_LONGOPTS,
         { NULL, 0, NULL, 0 },
     };
@@ -42,15 +42,16 @@ int main(int argc, char **argv)
     memset(&load, 0, sizeof load);
     sprof_export_options o;
     memset(&o, 0, sizeof o);
-    const char *pprof = NULL, *speedscope = NULL, *weight = "auto";
-    int c, status = 1;
+    const char *pprof = NULL, *speedscope = NULL;
+    int c, status = SPROF_EXIT_USAGE;
+    argv[0] = (char *)tool; /* getopt's own messages: "sprof-export: ..." */
     while ((c = getopt_long(argc, argv, "h", longopts, NULL)) != -1) {
         switch (c) {
         case OPT_PPROF: pprof = optarg; break;
         case OPT_SPEEDSCOPE: speedscope = optarg; break;
-        case OPT_WEIGHT: weight = optarg; break;
         case OPT_NAME: o.name = optarg; break;
-        case 'h': usage(stdout); status = 0; goto done;
+        case 'h': usage(stdout); status = SPROF_EXIT_OK; goto done;
+        case 'V': status = sprof_tool_print_version(tool); goto done;
         default:
             if (sprof_cli_other_option(&load, c, optarg, tool, usage) != 0)
                 goto done;
@@ -64,12 +65,15 @@ int main(int argc, char **argv)
             usage(stderr);
         goto done;
     }
+    if (sprof_cli_load_check(&load, tool) != 0)
+        goto done;
+    status = SPROF_EXIT_FAILURE;
     sprof_profile p;
     sprof_profile_init(&p);
     char err[1024] = "";
     if (sprof_cli_load_profile(&load, tool, argv + optind, (size_t)(argc - optind), &p) != 0)
         goto free_all;
-    if (sprof_cli_parse_weight(tool, weight, &p, &o.weight_cpu) != 0)
+    if (sprof_cli_parse_weight(tool, load.weight, &p, &o.weight_cpu) != 0)
         goto free_all;
     if (pprof && sprof_export_pprof(&p, &o, pprof, err, sizeof err) != 0) {
         fprintf(stderr, "%s: %s\n", tool, err);
@@ -79,7 +83,7 @@ int main(int argc, char **argv)
         fprintf(stderr, "%s: %s\n", tool, err);
         goto free_all;
     }
-    status = 0;
+    status = SPROF_EXIT_OK;
 free_all:
     sprof_profile_free(&p);
 done:

@@ -12,6 +12,7 @@
 #include "sprof/flamegraph.h"
 #include "sprof/out_file.h"
 #include "sprof/profile.h"
+#include "sprof/tool.h"
 
 static const char *tool = "sprof-flamegraph";
 
@@ -26,12 +27,11 @@ static void usage(FILE *out)
             "      --width PX      image width (default 1200)\n"
             "      --inverted      icicle graph: root at the top\n"
             "      --minwidth W    hide frames narrower than W pixels, or W%% of the total (default 0.1)\n"
-            "      --weight=auto|samples|cpu  widths by sample counts or CPU time (auto: CPU time when\n"
-            "                      the inputs carry it); --cpu = --weight=cpu\n"
+            "      --cpu           = --weight=cpu (widths by CPU time; --weight below)\n"
             "      --lines         one frame per Ruby method and line (Foo#bar:12)\n"
             "      --c-names       C symbols instead of Ruby names\n"
             "%s"
-            "  -h, --help\n",
+            "  -h, --help, --version\n",
             sprof_cli_load_usage);
 }
 
@@ -90,7 +90,7 @@ static int write_output(const sprof_flame_tree *tree, const sprof_flame_options 
 
 int main(int argc, char **argv)
 {
-    enum { O_TITLE = 1, O_SUBTITLE, O_WIDTH, O_INVERTED, O_MINWIDTH, O_CPU, O_WEIGHT, O_LINES, O_CNAMES };
+    enum { O_TITLE = 1, O_SUBTITLE, O_WIDTH, O_INVERTED, O_MINWIDTH, O_CPU, O_LINES, O_CNAMES };
     static const struct option longopts[] = {
         { "output", required_argument, NULL, 'o' },
         { "title", required_argument, NULL, O_TITLE },
@@ -100,10 +100,10 @@ int main(int argc, char **argv)
         { "icicle", no_argument, NULL, O_INVERTED },
         { "minwidth", required_argument, NULL, O_MINWIDTH },
         { "cpu", no_argument, NULL, O_CPU },
-        { "weight", required_argument, NULL, O_WEIGHT },
         { "lines", no_argument, NULL, O_LINES },
         { "c-names", no_argument, NULL, O_CNAMES },
         { "help", no_argument, NULL, 'h' },
+        { "version", no_argument, NULL, 'V' },
         SPROF_CLI_LOAD_LONGOPTS,
         { NULL, 0, NULL, 0 },
     };
@@ -111,8 +111,9 @@ int main(int argc, char **argv)
     sprof_fold_format fmt = { 0 };
     sprof_cli_load load;
     memset(&load, 0, sizeof load);
-    const char *output = NULL, *weight = "auto";
-    int c, status = 1;
+    const char *output = NULL;
+    int c, status = SPROF_EXIT_USAGE;
+    argv[0] = (char *)tool; /* getopt's own messages: "sprof-flamegraph: ..." */
     while ((c = getopt_long(argc, argv, "o:h", longopts, NULL)) != -1) {
         switch (c) {
         case 'o': output = optarg; break;
@@ -137,11 +138,11 @@ int main(int argc, char **argv)
                 goto done;
             }
             break;
-        case O_CPU: weight = "cpu"; break;
-        case O_WEIGHT: weight = optarg; break;
+        case O_CPU: load.weight = "cpu"; break;
         case O_LINES: fmt.lines = 1; break;
         case O_CNAMES: fmt.c_names = 1; break;
-        case 'h': usage(stdout); status = 0; goto done;
+        case 'h': usage(stdout); status = SPROF_EXIT_OK; goto done;
+        case 'V': status = sprof_tool_print_version(tool); goto done;
         default:
             if (sprof_cli_other_option(&load, c, optarg, tool, usage) != 0)
                 goto done;
@@ -149,13 +150,16 @@ int main(int argc, char **argv)
         }
     }
 
+    if (sprof_cli_check_usage(&load, tool, (size_t)(argc - optind), usage) != 0)
+        goto done;
+    status = SPROF_EXIT_FAILURE;
     sprof_profile prof;
     sprof_profile_init(&prof);
     if (sprof_cli_load_operands(&load, tool, argv + optind, (size_t)(argc - optind), usage, &prof) != 0) {
         sprof_profile_free(&prof);
         goto done;
     }
-    if (sprof_cli_parse_weight(tool, weight, &prof, &fmt.weight_cpu) != 0) {
+    if (sprof_cli_parse_weight(tool, load.weight, &prof, &fmt.weight_cpu) != 0) {
         sprof_profile_free(&prof);
         goto done;
     }
@@ -188,7 +192,7 @@ int main(int argc, char **argv)
          * an empty graph, as the other views give an empty table. */
         if (tree.nodes[0].value == 0)
             fprintf(stderr, "%s: warning: no samples in the input: the graph is empty\n", tool);
-        status = 0;
+        status = SPROF_EXIT_OK;
     }
     sprof_flame_tree_free(&tree);
 done:

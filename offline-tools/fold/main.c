@@ -20,6 +20,7 @@
 #include "sprof/out_file.h"
 #include "sprof/perf_script.h"
 #include "sprof/profile.h"
+#include "sprof/tool.h"
 
 typedef struct fold_args {
     sprof_cli_load cli;        /* the shared input options (+ --perf-script, --alloc-report) */
@@ -66,7 +67,8 @@ static void usage(FILE *f)
             "  as inputs are added as they are.\n"
             "  -o, --output PATH     write here (atomically) instead of stdout\n"
             "      --symmap PATH     the symmap to name the binary's frames with\n"
-            "      --weight=samples|cpu  count samples (default) or CPU nanoseconds\n"
+            "      --weight=auto|samples|cpu  CPU nanoseconds when the inputs carry them (default\n"
+            "                        auto), or sample counts\n"
             "      --c-names         raw C function names instead of Ruby names\n"
             "      --lines           append the .rb line: Foo#bar:12\n"
             "      --threads         root each stack at [thread NAME TID]\n"
@@ -85,19 +87,18 @@ static void usage(FILE *f)
             "  exports (docs/views.md); with one of these, folded output is written only with -o:\n"
             "      --pprof PATH      gzipped pprof profile.proto\n"
             "      --speedscope PATH speedscope JSON (weights as --weight)\n"
-            "  -h, --help\n");
+            "  -h, --help, --version\n");
 }
 
-enum { OPT_WEIGHT = 256, OPT_C_NAMES, OPT_LINES, OPT_CLASSES, OPT_PERF_SCRIPT, OPT_ALLOC_REPORT,
+enum { OPT_C_NAMES = 256, OPT_LINES, OPT_CLASSES, OPT_PERF_SCRIPT, OPT_ALLOC_REPORT,
        OPT_PID, OPT_KERNEL, OPT_ADDRS, OPT_STRICT, OPT_PPROF, OPT_SPEEDSCOPE };
 
-/* 0 ok, 1 help printed, -1 error (message printed). */
+/* 0 ok, 1 help or version printed, -1 usage error (message printed). */
 static int parse_args(fold_args *a, int argc, char **argv)
 {
     static const struct option longopts[] = {
         { "output", required_argument, NULL, 'o' },
         SPROF_CLI_LOAD_LONGOPTS, /* first, as before: getopt lists an ambiguous prefix's matches in table order */
-        { "weight", required_argument, NULL, OPT_WEIGHT },
         { "c-names", no_argument, NULL, OPT_C_NAMES },
         { "lines", no_argument, NULL, OPT_LINES },
         { "classes", no_argument, NULL, OPT_CLASSES },
@@ -110,6 +111,7 @@ static int parse_args(fold_args *a, int argc, char **argv)
         { "pprof", required_argument, NULL, OPT_PPROF },
         { "speedscope", required_argument, NULL, OPT_SPEEDSCOPE },
         { "help", no_argument, NULL, 'h' },
+        { "version", no_argument, NULL, 'V' },
         { NULL, 0, NULL, 0 },
     };
     a->exporter = "folded";
@@ -117,16 +119,6 @@ static int parse_args(fold_args *a, int argc, char **argv)
     while ((c = getopt_long(argc, argv, "o:h", longopts, NULL)) != -1) {
         switch (c) {
         case 'o': a->out_path = optarg; break;
-        case OPT_WEIGHT:
-            if (strcmp(optarg, "samples") == 0)
-                a->fmt.weight_cpu = 0;
-            else if (strcmp(optarg, "cpu") == 0)
-                a->fmt.weight_cpu = 1;
-            else {
-                fprintf(stderr, "sprof-fold: --weight must be samples or cpu, not \"%s\"\n", optarg);
-                return -1;
-            }
-            break;
         case OPT_C_NAMES: a->fmt.c_names = 1; break;
         case OPT_LINES: a->fmt.lines = 1; break;
         case OPT_CLASSES: a->fmt.classes = 1; break;
@@ -148,6 +140,7 @@ static int parse_args(fold_args *a, int argc, char **argv)
         case OPT_PPROF: a->pprof_path = optarg; break;
         case OPT_SPEEDSCOPE: a->speedscope_path = optarg; break;
         case 'h': usage(stdout); return 1;
+        case 'V': return sprof_tool_print_version("sprof-fold") == SPROF_EXIT_OK ? 1 : -1;
         default:
             if (sprof_cli_other_option(&a->cli, c, optarg, "sprof-fold", usage) != 0)
                 return -1;
@@ -187,10 +180,11 @@ int main(int argc, char **argv)
 {
     fold_args a;
     memset(&a, 0, sizeof a);
+    argv[0] = "sprof-fold"; /* getopt's own messages: "sprof-fold: ...", not the path it was run by */
     int rc = parse_args(&a, argc, argv);
     if (rc != 0) {
         sprof_cli_load_free(&a.cli);
-        return rc > 0 ? 0 : 1;
+        return rc > 0 ? SPROF_EXIT_OK : SPROF_EXIT_USAGE;
     }
     char err[1024] = "";
     sprof_profile p;
@@ -212,6 +206,8 @@ int main(int argc, char **argv)
     sprof_caveats cv;
     sprof_caveats_of(&p, &cv);
     sprof_caveats_print(stderr, "sprof-fold", NULL, &cv);
+    if (sprof_cli_parse_weight("sprof-fold", a.cli.weight, &p, &a.fmt.weight_cpu) != 0)
+        goto done;
     sprof_export_options xo = { a.fmt.weight_cpu, NULL };
     if (a.pprof_path && sprof_export_pprof(&p, &xo, a.pprof_path, err, sizeof err) != 0)
         goto done;
@@ -236,5 +232,5 @@ done:
         fprintf(stderr, "sprof-fold: %s\n", err[0] ? err : "failed");
     sprof_profile_free(&p);
     sprof_cli_load_free(&a.cli);
-    return ok ? 0 : 1;
+    return ok ? SPROF_EXIT_OK : SPROF_EXIT_FAILURE;
 }

@@ -20,6 +20,7 @@
 
 #include "sprof/cli_load.h"
 #include "sprof/elf_probe.h"
+#include "sprof/tool.h"
 #include "record.h"
 
 static void usage(FILE *f)
@@ -37,12 +38,11 @@ static void usage(FILE *f)
             "                          best the machine allows; SPROF_TIMER)\n"
             "      --duration SECS     stop the command after SECS: SIGINT, SIGTERM 2 s later,\n"
             "                          SIGKILL 3 s after that\n"
-            "      --weight=auto|samples|cpu  CPU time when the trace carries it (default auto)\n"
             "      --preload PATH      the sampler library (default: ../lib/libsprof.so from this\n"
             "                          program's directory; or SPROF_PRELOAD)\n"
             "  -q, --quiet             print only errors (no exit line, no top methods)\n"
             "%s"
-            "  -h, --help\n"
+            "  -h, --help, --version\n"
             "  Exit status: the command's (128+N if signal N ended it; 127 not found, 126 not\n"
             "  runnable); 2 for a usage error; 1 if the command succeeded but no profile could be made.\n",
             sprof_cli_load_usage);
@@ -51,7 +51,6 @@ static void usage(FILE *f)
 typedef struct record_args {
     const char *output;
     const char *preload;
-    const char *weight;
     double duration;
     record_format format;
     record_env env;
@@ -59,7 +58,7 @@ typedef struct record_args {
     char **command;
 } record_args;
 
-enum { OPT_HZ = 1, OPT_WALL, OPT_MECHANISM, OPT_DURATION, OPT_WEIGHT, OPT_PRELOAD };
+enum { OPT_HZ = 1, OPT_WALL, OPT_MECHANISM, OPT_DURATION, OPT_PRELOAD };
 
 static int check_hz(const char *s)
 {
@@ -97,7 +96,7 @@ static int parse_duration(const char *s, double *out)
     return 0;
 }
 
-/* 0 ok, 1 help printed, -1 usage error (printed). */
+/* 0 ok, 1 help or version printed, -1 usage error (printed). */
 static int parse_args(record_args *a, int argc, char **argv)
 {
     static const struct option longopts[] = {
@@ -106,14 +105,13 @@ static int parse_args(record_args *a, int argc, char **argv)
         { "wall", no_argument, NULL, OPT_WALL },
         { "mechanism", required_argument, NULL, OPT_MECHANISM },
         { "duration", required_argument, NULL, OPT_DURATION },
-        { "weight", required_argument, NULL, OPT_WEIGHT },
         { "preload", required_argument, NULL, OPT_PRELOAD },
         { "quiet", no_argument, NULL, 'q' },
         { "help", no_argument, NULL, 'h' },
+        { "version", no_argument, NULL, 'V' },
         SPROF_CLI_LOAD_LONGOPTS,
         { NULL, 0, NULL, 0 },
     };
-    a->weight = "auto";
     int c;
     /* "+": options end at COMMAND even without "--" (its own options are its) */
     while ((c = getopt_long(argc, argv, "+o:qh", longopts, NULL)) != -1) {
@@ -134,19 +132,15 @@ static int parse_args(record_args *a, int argc, char **argv)
             if (parse_duration(optarg, &a->duration) != 0)
                 return -1;
             break;
-        case OPT_WEIGHT: a->weight = optarg; break;
         case OPT_PRELOAD: a->preload = optarg; break;
         case 'q': a->env.quiet = 1; break;
         case 'h': usage(stdout); return 1;
+        case 'V': return sprof_tool_print_version(RECORD_TOOL) == SPROF_EXIT_OK ? 1 : -1;
         default:
             if (sprof_cli_other_option(&a->load, c, optarg, RECORD_TOOL, usage) != 0)
                 return -1;
             break;
         }
-    }
-    if (strcmp(a->weight, "auto") != 0 && strcmp(a->weight, "samples") != 0 && strcmp(a->weight, "cpu") != 0) {
-        fprintf(stderr, RECORD_TOOL ": --weight must be auto, samples or cpu, not \"%s\"\n", a->weight);
-        return -1;
     }
     if (a->output && record_format_of(a->output, &a->format) != 0) {
         fprintf(stderr, RECORD_TOOL ": %s: cannot tell what to write from the name: end it in .svg, .folded, "
@@ -266,7 +260,7 @@ static int make_profile(record_args *a, const char *workdir, const char *trace)
     char *paths[] = { (char *)trace };
     int weight_cpu = 0;
     if (sprof_cli_load_profile(&a->load, RECORD_TOOL, paths, 1, &p) != 0 ||
-        sprof_cli_parse_weight(RECORD_TOOL, a->weight, &p, &weight_cpu) != 0)
+        sprof_cli_parse_weight(RECORD_TOOL, a->load.weight, &p, &weight_cpu) != 0)
         goto out;
     if (a->format == RECORD_RAW) {
         if (record_keep_file(trace, output) != 0)
@@ -307,10 +301,11 @@ int main(int argc, char **argv)
     record_args a;
     memset(&a, 0, sizeof a);
     a.format = RECORD_SVG;
+    argv[0] = RECORD_TOOL; /* getopt's own messages: "sprof-record: ...", not the path it was run by */
     int rc = parse_args(&a, argc, argv);
     if (rc != 0) {
         sprof_cli_load_free(&a.load);
-        return rc > 0 ? 0 : 2;
+        return rc > 0 ? SPROF_EXIT_OK : SPROF_EXIT_USAGE;
     }
     int status = 1;
     char *preload = record_find_preload(a.preload);

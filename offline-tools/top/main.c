@@ -7,6 +7,7 @@
 
 #include "sprof/cli_load.h"
 #include "sprof/out_file.h"
+#include "sprof/tool.h"
 #include "sprof/top.h"
 
 static const char *tool = "sprof-top";
@@ -24,17 +25,16 @@ static void usage(FILE *f)
             "      --source-dir DIR    look for source files here too (relative paths, basenames)\n"
             "  -n N                    print N rows (default 25, 0 = all)\n"
             "      --json              machine-readable output\n"
-            "      --weight=auto|samples|cpu  CPU time when the inputs carry it (default auto)\n"
             "      --focus RE          keep only stacks through a method matching RE (POSIX ERE)\n"
             "      --ignore RE         drop stacks through a method matching RE\n"
             "      --relative          percentages of the focused samples, not of the whole profile\n"
             "  -o, --output PATH       write here (atomically) instead of stdout\n"
             "%s"
-            "  -h, --help\n",
+            "  -h, --help, --version\n",
             sprof_cli_load_usage);
 }
 
-enum { OPT_CUM = 1, OPT_LINES, OPT_ALL_FILES, OPT_SOURCE_DIR, OPT_JSON, OPT_WEIGHT, OPT_FOCUS, OPT_IGNORE,
+enum { OPT_CUM = 1, OPT_LINES, OPT_ALL_FILES, OPT_SOURCE_DIR, OPT_JSON, OPT_FOCUS, OPT_IGNORE,
        OPT_RELATIVE };
 
 int main(int argc, char **argv)
@@ -45,12 +45,12 @@ int main(int argc, char **argv)
         { "all-files", no_argument, NULL, OPT_ALL_FILES },
         { "source-dir", required_argument, NULL, OPT_SOURCE_DIR },
         { "json", no_argument, NULL, OPT_JSON },
-        { "weight", required_argument, NULL, OPT_WEIGHT },
         { "focus", required_argument, NULL, OPT_FOCUS },
         { "ignore", required_argument, NULL, OPT_IGNORE },
         { "relative", no_argument, NULL, OPT_RELATIVE },
         { "output", required_argument, NULL, 'o' },
         { "help", no_argument, NULL, 'h' },
+        { "version", no_argument, NULL, 'V' },
         SPROF_CLI_LOAD_LONGOPTS,
         { NULL, 0, NULL, 0 },
     };
@@ -59,8 +59,9 @@ int main(int argc, char **argv)
     o.nrows = 25;
     sprof_cli_load load;
     memset(&load, 0, sizeof load);
-    const char *weight = "auto", *out_path = "-";
-    int json = 0, c, status = 1;
+    const char *out_path = "-";
+    int json = 0, c, status = SPROF_EXIT_USAGE;
+    argv[0] = (char *)tool; /* getopt's own messages: "sprof-top: ...", not the path it was run by */
     while ((c = getopt_long(argc, argv, "n:o:h", longopts, NULL)) != -1) {
         switch (c) {
         case OPT_CUM: o.by_cum = 1; break;
@@ -68,7 +69,6 @@ int main(int argc, char **argv)
         case OPT_ALL_FILES: o.all_files = 1; break;
         case OPT_SOURCE_DIR: o.source_dir = optarg; break;
         case OPT_JSON: json = 1; break;
-        case OPT_WEIGHT: weight = optarg; break;
         case OPT_FOCUS: o.focus = optarg; break;
         case OPT_IGNORE: o.ignore = optarg; break;
         case OPT_RELATIVE: o.relative = 1; break;
@@ -77,7 +77,8 @@ int main(int argc, char **argv)
             if (sprof_cli_parse_count(tool, "-n", "a row count", optarg, &o.nrows) != 0)
                 goto done;
             break;
-        case 'h': usage(stdout); status = 0; goto done;
+        case 'h': usage(stdout); status = SPROF_EXIT_OK; goto done;
+        case 'V': status = sprof_tool_print_version(tool); goto done;
         default:
             if (sprof_cli_other_option(&load, c, optarg, tool, usage) != 0)
                 goto done;
@@ -85,6 +86,9 @@ int main(int argc, char **argv)
         }
     }
 
+    if (sprof_cli_check_usage(&load, tool, (size_t)(argc - optind), usage) != 0)
+        goto done;
+    status = SPROF_EXIT_FAILURE;
     sprof_profile p;
     sprof_profile_init(&p);
     sprof_top t;
@@ -92,7 +96,7 @@ int main(int argc, char **argv)
     char err[1024] = "";
     if (sprof_cli_load_operands(&load, tool, argv + optind, (size_t)(argc - optind), usage, &p) != 0)
         goto free_all;
-    if (sprof_cli_parse_weight(tool, weight, &p, &o.weight_cpu) != 0)
+    if (sprof_cli_parse_weight(tool, load.weight, &p, &o.weight_cpu) != 0)
         goto free_all;
     sprof_caveats cv;
     sprof_caveats_of(&p, &cv);
@@ -114,7 +118,7 @@ int main(int argc, char **argv)
         fprintf(stderr, "%s: %s\n", tool, err);
         goto free_all;
     }
-    status = 0;
+    status = SPROF_EXIT_OK;
 free_all:
     sprof_top_free(&t);
     sprof_profile_free(&p);

@@ -7,12 +7,14 @@
 #include <uthash.h>
 
 #include "ending.h"
+#include "sprof/tool.h"
 #include "sprof/trace_reader.h"
 
-static void usage(void)
+static void usage(FILE *f)
 {
-    fprintf(stderr, "usage: sprof-trace dump TRACE\n"
-                    "       sprof-trace info TRACE\n");
+    fprintf(f, "usage: sprof-trace dump TRACE   every record as text\n"
+               "       sprof-trace info TRACE   summary: mode, rate, samples, losses, threads\n"
+               "       sprof-trace --help | --version\n");
 }
 
 static const char *thread_event(uint32_t e)
@@ -226,7 +228,7 @@ static int info(sprof_trace *t, FILE *o)
                     free(n ? n : th);
                     free(slot);
                     free_slots(&slots);
-                    fprintf(stderr, "%s: out of memory\n", sprof_trace_name(t));
+                    fprintf(stderr, "sprof-trace: %s: out of memory\n", sprof_trace_name(t));
                     return 1;
                 }
                 th = n;
@@ -260,7 +262,7 @@ static int info(sprof_trace *t, FILE *o)
     }
     free_slots(&slots);
     if (rc < 0) {
-        fprintf(stderr, "%s\n", err);
+        fprintf(stderr, "sprof-trace: %s\n", err);
         free(th);
         return 1;
     }
@@ -273,7 +275,7 @@ static int info(sprof_trace *t, FILE *o)
         return 1;
     }
     if (!have_info) {
-        fprintf(stderr, "%s: no INFO record\n", sprof_trace_name(t));
+        fprintf(stderr, "sprof-trace: %s: no INFO record\n", sprof_trace_name(t));
         free(th);
         return 1;
     }
@@ -314,14 +316,22 @@ static int info(sprof_trace *t, FILE *o)
 
 int main(int argc, char **argv)
 {
+    if (argc == 2 && (strcmp(argv[1], "--help") == 0 || strcmp(argv[1], "-h") == 0)) {
+        usage(stdout);
+        return SPROF_EXIT_OK;
+    }
+    if (argc == 2 && strcmp(argv[1], "--version") == 0)
+        return sprof_tool_print_version("sprof-trace");
     if (argc != 3 || (strcmp(argv[1], "dump") != 0 && strcmp(argv[1], "info") != 0)) {
-        usage();
-        return 2;
+        if (argc >= 2 && argv[1][0] == '-')
+            fprintf(stderr, "sprof-trace: unknown option %s\n", argv[1]);
+        usage(stderr);
+        return SPROF_EXIT_USAGE;
     }
     char err[512];
     sprof_trace *t = sprof_trace_open(argv[2], err, sizeof err);
     if (!t) {
-        fprintf(stderr, "%s\n", err);
+        fprintf(stderr, "sprof-trace: %s\n", err);
         return 1;
     }
     int rc = 0;
@@ -335,7 +345,7 @@ int main(int argc, char **argv)
             if (n < 0) {
                 /* stdout must not look complete: say so there too */
                 printf("# ERROR: %s\n", err);
-                fprintf(stderr, "%s\n", err);
+                fprintf(stderr, "sprof-trace: %s\n", err);
                 rc = 1;
                 break;
             }

@@ -40,7 +40,10 @@ ls ./*.o.symmap a.out.symmap 2>/dev/null && fail "compile-only wrote a symmap"
 ls a.out a.out.symmap 2>/dev/null && fail "-E linked or wrote a symmap"
 
 # --- separate link step: no .c on the line, names from the demangler ---
-"$SPROF_CC" fixture.o -o linked || fail "link step failed"
+"$SPROF_CC" fixture.o -o linked 2> err || fail "link step failed"
+# no map and no C source: the generator's note says so and how to get a map
+grep -q '^sprof-cc: note: linked: no Spinel symbols JSON .*spinel --profile.*--emit-symbol-map' err ||
+    fail "link-only: no note about the missing symbols JSON: $(cat err)"
 "$SYMMAP" --lookup linked.symmap "$(addr linked sp_Vec2__plus)" | grep -q '#0 Vec2#+  (imeth, user, approx)' ||
     fail "link-only: demangled Vec2#+"
 
@@ -68,8 +71,13 @@ set -e
 
 # --- a user -g0 still wins (flags go before the user's) ---
 "$SPROF_CC" -O2 -g0 fixture.c -o nodebug 2> err || fail "-g0 build failed"
+grep -q '^sprof-cc: warning: nodebug: no DWARF' err || fail "-g0: the generator's no-DWARF warning not passed on: $(cat err)"
 readelf -S nodebug | grep -q '\.debug_info' && fail "-g0 from the user did not win"
 [ -s nodebug.symmap ] || fail "no symmap without DWARF"
+
+# --- sprof-cc --help documents sprof-cc, not the compiler ---
+"$SPROF_CC" --help > out || fail "sprof-cc --help failed"
+grep -q '^usage: sprof-cc' out && grep -q SPROF_REAL_CC out || fail "sprof-cc --help: $(head -3 out)"
 
 # --- SPROF_REAL_CC pointing back at sprof-cc is refused, not a fork bomb ---
 set +e

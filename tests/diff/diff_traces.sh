@@ -34,8 +34,9 @@ cat "$work/table.txt"
 "$diff_tool" --folded -b "$work/before.bin" "$ex/app-rt.symmap" -a "$work/after.bin" "$ex/variant/app-rt.symmap" \
   >"$work/traces.diff"
 
-"$SPROF_BIN/sprof-fold" "$work/before.bin" "$ex/app-rt.symmap" -o "$work/before.folded"
-"$SPROF_BIN/sprof-fold" "$work/after.bin" "$ex/variant/app-rt.symmap" -o "$work/after.folded"
+# sample counts: what sprof-diff compares (sprof-fold defaults to CPU time)
+"$SPROF_BIN/sprof-fold" --weight=samples "$work/before.bin" "$ex/app-rt.symmap" -o "$work/before.folded"
+"$SPROF_BIN/sprof-fold" --weight=samples "$work/after.bin" "$ex/variant/app-rt.symmap" -o "$work/after.folded"
 "$diff_tool" --folded "$work/before.folded" "$work/after.folded" >"$work/folded.diff"
 cmp -s "$work/traces.diff" "$work/folded.diff" \
   || { diff "$work/traces.diff" "$work/folded.diff" | head -20 >&2; fail "--folded differs between trace and folded inputs"; }

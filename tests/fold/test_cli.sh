@@ -9,10 +9,11 @@ bad() { printf 'FAIL %s\n' "$1"; fail=1; }
 d=$(mktemp -d /tmp/sprof-fold-cli-XXXXXX)
 trap 'rm -rf "$d"' EXIT
 "$SPROF_BUILD/tests/fold/make_fixture" "$d" || { echo "make_fixture failed"; exit 1; }
-fold="$SPROF_BIN/sprof-fold"
+# The counts below are samples (sprof-fold defaults to CPU time, docs/views.md).
+fold_s() { "$SPROF_BIN/sprof-fold" --weight=samples "$@"; }
 
 # symmap given last, after the trace (recognised by its magic)
-"$fold" "$d/app.trace" "$d/app.symmap" >"$d/out" 2>"$d/err" || bad "fold exits 0"
+fold_s "$d/app.trace" "$d/app.symmap" >"$d/out" 2>"$d/err" || bad "fold exits 0"
 want='main;Foo#bar;Baz#qux 60
 main;Foo#bar;Baz#qux;Foo#leaf 40'
 [ "$(cat "$d/out")" = "$want" ] && ok "folded output" || { bad "folded output"; cat "$d/out"; }
@@ -20,35 +21,35 @@ grep -q '^sprof-fold: 100 samples, 2 distinct stacks, 0 dropped, 0 truncated, 0 
   && ok "stats line" || { bad "stats line"; cat "$d/err"; }
 
 # symmap first, --symmap form, two traces summed, -o
-"$fold" --symmap "$d/app.symmap" "$d/app.trace" "$d/app.trace" -o "$d/two.folded" 2>"$d/err" || bad "-o exits 0"
+fold_s --symmap "$d/app.symmap" "$d/app.trace" "$d/app.trace" -o "$d/two.folded" 2>"$d/err" || bad "-o exits 0"
 grep -q '^main;Foo#bar;Baz#qux 120$' "$d/two.folded" && ok "two traces summed into -o file" || bad "two traces"
 ls "$d" | grep -q '\.tmp' && bad "temp file left behind" || ok "no temp file left"
 
 # options
-"$fold" --threads --lines --classes "$d/app.trace" "$d/app.symmap" 2>/dev/null | grep -q '^\[thread 8\];main_\[n\];Foo#bar:12_\[u\];Baz#qux:3_\[u\];Foo#leaf:0*_\[u\] 40$\|^\[thread 8\];main_\[n\];Foo#bar:12_\[u\];Baz#qux:3_\[u\];Foo#leaf_\[u\] 40$' \
-  && ok "--threads --lines --classes" || { bad "--threads --lines --classes"; "$fold" --threads --lines --classes "$d/app.trace" "$d/app.symmap"; }
-"$fold" --tid 8 --c-names --weight=cpu "$d/app.trace" "$d/app.symmap" 2>/dev/null | grep -q '^main;sp_Foo_bar;sp_Baz_qux;sp_Foo_leaf 40000000$' \
+fold_s --threads --lines --classes "$d/app.trace" "$d/app.symmap" 2>/dev/null | grep -q '^\[thread 8\];main_\[n\];Foo#bar:12_\[u\];Baz#qux:3_\[u\];Foo#leaf:0*_\[u\] 40$\|^\[thread 8\];main_\[n\];Foo#bar:12_\[u\];Baz#qux:3_\[u\];Foo#leaf_\[u\] 40$' \
+  && ok "--threads --lines --classes" || { bad "--threads --lines --classes"; fold_s --threads --lines --classes "$d/app.trace" "$d/app.symmap"; }
+fold_s --tid 8 --c-names --weight=cpu "$d/app.trace" "$d/app.symmap" 2>/dev/null | grep -q '^main;sp_Foo_bar;sp_Baz_qux;sp_Foo_leaf 40000000$' \
   && ok "--tid --c-names --weight=cpu" || bad "--tid --c-names --weight=cpu"
-"$fold" --from 0.02 --to 0.03 "$d/app.trace" "$d/app.symmap" 2>/dev/null | grep -q '^main;Foo#bar;Baz#qux 10$' \
+fold_s --from 0.02 --to 0.03 "$d/app.trace" "$d/app.symmap" 2>/dev/null | grep -q '^main;Foo#bar;Baz#qux 10$' \
   && ok "--from/--to" || bad "--from/--to"
 
 # another build: refused unless --force, nothing written
 echo keep >"$d/x.folded"
-if "$fold" "$d/other.trace" "$d/app.symmap" -o "$d/x.folded" 2>"$d/err"; then bad "mismatch refused"; else ok "mismatch refused"; fi
+if fold_s "$d/other.trace" "$d/app.symmap" -o "$d/x.folded" 2>"$d/err"; then bad "mismatch refused"; else ok "mismatch refused"; fi
 [ "$(wc -l <"$d/err")" -eq 1 ] && grep -q 'other.trace (build-id 0a0b0c0d) and .*app.symmap (build-id 01020304) come from different builds; use --force to fold anyway' "$d/err" \
   && ok "mismatch message" || { bad "mismatch message"; cat "$d/err"; }
 [ "$(cat "$d/x.folded")" = keep ] && ok "output untouched on error" || bad "output untouched on error"
-"$fold" --force "$d/other.trace" "$d/app.symmap" 2>/dev/null | grep -q '^main;Foo#bar;Baz#qux 60$' && ok "--force" || bad "--force"
+fold_s --force "$d/other.trace" "$d/app.symmap" 2>/dev/null | grep -q '^main;Foo#bar;Baz#qux 60$' && ok "--force" || bad "--force"
 
 # errors: one line, exit 1
 for args in "--weight=bogus $d/app.trace" "--from x $d/app.trace" "--tid a $d/app.trace" "$d/missing.trace"; do
   # shellcheck disable=SC2086
-  if "$fold" $args >/dev/null 2>"$d/err"; then bad "error exit: $args"; else
+  if fold_s $args >/dev/null 2>"$d/err"; then bad "error exit: $args"; else
     [ "$(wc -l <"$d/err")" -eq 1 ] && ok "one-line error: $args" || { bad "one-line error: $args"; cat "$d/err"; }
   fi
 done
 printf 'a;b 1.5\n' >"$d/frac.folded"
-if "$fold" "$d/frac.folded" >/dev/null 2>"$d/err"; then bad "fractional folded input"; else
+if fold_s "$d/frac.folded" >/dev/null 2>"$d/err"; then bad "fractional folded input"; else
   grep -q 'frac.folded:1: fractional count' "$d/err" && ok "fractional folded input" || { bad "fractional folded input"; cat "$d/err"; }
 fi
 exit $fail

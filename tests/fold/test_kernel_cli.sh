@@ -13,7 +13,7 @@ trap 'rm -rf "$d"' EXIT
 "$SPROF_BUILD/tests/fold/make_fixture" "$d" || { echo "make_fixture failed"; exit 1; }
 bin=$SPROF_BIN
 
-"$bin/sprof-fold" --classes "$d/kernel.trace" "$d/app.symmap" >"$d/out" 2>"$d/err" || bad "fold exits 0"
+"$bin/sprof-fold" --weight=samples --classes "$d/kernel.trace" "$d/app.symmap" >"$d/out" 2>"$d/err" || bad "fold exits 0"
 want='main_[n];Foo#bar_[u];Baz#qux_[u] 60
 main_[n];Foo#bar_[u];Baz#qux_[u];[syscall write]_[k] 40'
 [ "$(cat "$d/out")" = "$want" ] && ok "fold --classes: [syscall write]_[k]" || { bad "fold --classes"; cat "$d/out"; }

@@ -253,7 +253,7 @@ reader)
     for f in bad1.bin bad2.bin bad3.bin empty.bin missing.bin; do
         "$T" dump "$f" > o 2> e && die "$f accepted"
         [ "$(wc -l < e)" -eq 1 ] || die "$f: expected one error line, got: $(cat e)"
-        grep -q "^$f: " e || die "$f: error does not name the file: $(cat e)"
+        grep -q "^sprof-trace: $f: " e || die "$f: error does not name the file: $(cat e)"
     done
     size=$(stat -c %s t.bin)
     for cut in 20 100 $((size / 2)) $((size - 5)); do

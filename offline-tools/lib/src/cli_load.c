@@ -19,7 +19,8 @@ const char sprof_cli_load_usage[] =
     "      --no-inline         drop inlined frames (only real functions)\n"
     "      --from SEC, --to SEC  keep samples in this window (seconds since start)\n"
     "      --tid N[,N...]      keep only these threads\n"
-    "      --force             accept traces and a symmap from different builds\n";
+    "      --force             accept traces and a symmap from different builds\n"
+    "      --weight=auto|samples|cpu  CPU time when the inputs carry it (default auto), or samples\n";
 
 static int parse_seconds(const char *s, uint64_t *ns)
 {
@@ -58,6 +59,13 @@ int sprof_cli_load_option(sprof_cli_load *l, int opt, const char *arg, const cha
     case SPROF_OPT_THREADS: l->load.per_thread = 1; return 0;
     case SPROF_OPT_NO_INLINE: l->load.no_inline = 1; return 0;
     case SPROF_OPT_FORCE: l->load.force = 1; return 0;
+    case SPROF_OPT_WEIGHT:
+        if (strcmp(arg, "auto") != 0 && strcmp(arg, "samples") != 0 && strcmp(arg, "cpu") != 0) {
+            fprintf(stderr, "%s: --weight must be auto, samples or cpu, not \"%s\"\n", tool, arg);
+            return -1;
+        }
+        l->weight = arg;
+        return 0;
     case SPROF_OPT_FROM:
     case SPROF_OPT_TO:
         if (parse_seconds(arg, opt == SPROF_OPT_FROM ? &l->load.from_ns : &l->load.to_ns) != 0) {
@@ -103,6 +111,8 @@ int sprof_cli_parse_count(const char *tool, const char *opt, const char *what, c
 
 int sprof_cli_parse_weight(const char *tool, const char *weight, const sprof_profile *p, int *weight_cpu)
 {
+    if (!weight)
+        weight = "auto";
     if (sprof_parse_weight(weight, p, weight_cpu) != 0) {
         fprintf(stderr, "%s: --weight must be auto, samples or cpu, not \"%s\"\n", tool, weight);
         return -1;
@@ -184,6 +194,15 @@ int sprof_cli_load_operands(sprof_cli_load *l, const char *tool, char *const *pa
         return -1;
     }
     return sprof_cli_load_profile(l, tool, paths, npaths, p);
+}
+
+int sprof_cli_check_usage(sprof_cli_load *l, const char *tool, size_t noperands, void (*usage)(FILE *))
+{
+    if (noperands == 0) {
+        usage(stderr);
+        return -1;
+    }
+    return sprof_cli_load_check(l, tool);
 }
 
 void sprof_cli_load_free(sprof_cli_load *l)

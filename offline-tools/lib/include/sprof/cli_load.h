@@ -1,6 +1,8 @@
 /* The input options every view tool shares (sprof-fold, sprof-callgraph,
- * sprof-top, sprof-export, sprof-flamegraph): which symmap, which threads
- * and time window, inline frames or not, build-id mismatch allowed or not;
+ * sprof-top, sprof-export, sprof-flamegraph, sprof-diff): which symmap,
+ * which threads and time window, inline frames or not, build-id mismatch
+ * allowed or not, the weight (default auto: CPU time when the inputs
+ * carry it; docs/views.md);
  * then loading INPUT... (recognised by content, sprof/inputs.h) into one
  * profile.
  *
@@ -33,7 +35,8 @@ enum {
     SPROF_OPT_TO,
     SPROF_OPT_TID,
     SPROF_OPT_FORCE,
-    SPROF_OPT_LOAD_LAST = SPROF_OPT_FORCE,
+    SPROF_OPT_WEIGHT,
+    SPROF_OPT_LOAD_LAST = SPROF_OPT_WEIGHT,
 };
 
 #define SPROF_CLI_LOAD_LONGOPTS                                    \
@@ -43,7 +46,8 @@ enum {
     { "from", required_argument, NULL, SPROF_OPT_FROM },           \
     { "to", required_argument, NULL, SPROF_OPT_TO },               \
     { "tid", required_argument, NULL, SPROF_OPT_TID },             \
-    { "force", no_argument, NULL, SPROF_OPT_FORCE }
+    { "force", no_argument, NULL, SPROF_OPT_FORCE },               \
+    { "weight", required_argument, NULL, SPROF_OPT_WEIGHT }
 
 /* Usage lines for these options. */
 extern const char sprof_cli_load_usage[];
@@ -51,6 +55,7 @@ extern const char sprof_cli_load_usage[];
 typedef struct sprof_cli_load {
     sprof_load_options load;
     const char *symmap;
+    const char *weight; /* --weight: auto (NULL), samples or cpu; checked when given */
     uint32_t *tids;
     size_t ntids;
     /* Text inputs named by an option instead of recognised by content
@@ -103,13 +108,20 @@ int sprof_cli_other_option(sprof_cli_load *l, int opt, const char *arg, const ch
 int sprof_cli_load_operands(sprof_cli_load *l, const char *tool, char *const *paths, size_t npaths,
                             void (*usage)(FILE *), sprof_profile *p);
 
+/* After the getopt loop: at least one INPUT operand (none: usage to
+ * stderr) and the options that are wrong only together
+ * (sprof_cli_load_check). 0, or -1 after printing: a usage error (exit
+ * SPROF_EXIT_USAGE). */
+int sprof_cli_check_usage(sprof_cli_load *l, const char *tool, size_t noperands, void (*usage)(FILE *));
+
 /* An unsigned count option (digits only, no sign): 0 + *out, or -1 after
  * printing "<tool>: <opt> wants <what>, not "<arg>"". */
 int sprof_cli_parse_count(const char *tool, const char *opt, const char *what, const char *arg,
                           size_t *out);
 
-/* --weight=auto|samples|cpu against the loaded profile (sprof_parse_weight):
- * 0 + *weight_cpu, or -1 after printing "<tool>: --weight must be ...". */
+/* --weight=auto|samples|cpu (NULL = auto) against the loaded profile
+ * (sprof_parse_weight): 0 + *weight_cpu, or -1 after printing
+ * "<tool>: --weight must be ...". */
 int sprof_cli_parse_weight(const char *tool, const char *weight, const sprof_profile *p, int *weight_cpu);
 
 #ifdef __cplusplus
