@@ -103,9 +103,9 @@ struct sprof_thread *sprof_thread_register(uint64_t start_pc)
         sprof_spare_take(&ring, &t->spare_alt);
         if (ring) {
             t->ring.buf = ring;
-            t->ring.cap = SPROF_RING_BYTES;
+            t->ring.cap = sprof_thread_ring_bytes();
         }
-        ok = t->scratch && (ring || sprof_ring_init(&t->ring, SPROF_RING_BYTES) == 0);
+        ok = t->scratch && (ring || sprof_ring_init(&t->ring, sprof_thread_ring_bytes()) == 0);
         if (ok) {
             sprof_self = t; /* before the timer can fire */
             ok = sprof_signal_thread_start(t) == 0;

@@ -7,6 +7,19 @@
 
 #include "rt_internal.h"
 
+/* A thread's sample ring holds ~50 ms of 4 KiB samples (deep stacks with
+ * their candidates) at the asked rate, between 256 KiB and 2 MiB: at 10 kHz
+ * a 256 KiB ring was 8 ms, and a writer starved of CPU on a loaded machine
+ * let it overflow (a quarter of the samples dropped). perf_event's rings
+ * are sized the same way (sprof_perf_data_pages). */
+uint32_t sprof_thread_ring_bytes(void)
+{
+    uint64_t want = (uint64_t)g_sprof.cfg.hz * 4096u / 20u;
+    uint32_t bytes = SPROF_RING_BYTES;
+    while (bytes < (8u << 20) / 4 && bytes < want) bytes *= 2;
+    return bytes;
+}
+
 int sprof_ring_init(struct sprof_ring *r, uint32_t cap)
 {
     void *p = mmap(NULL, cap, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);

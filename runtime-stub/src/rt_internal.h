@@ -25,7 +25,7 @@
  * for a while after it opened one (registry.c, writer.c) */
 #define SPROF_ATTACH_POLL_NS 1000000ull
 #define SPROF_SITES 32 /* per thread: kernel-exit sites the cpuclock pacer's landings owe time to */
-#define SPROF_RING_BYTES (256u * 1024u) /* per-thread sample ring, power of two */
+#define SPROF_RING_BYTES (256u * 1024u) /* per-thread sample ring at the lowest rates, power of two */
 #define SPROF_CAND_WINDOW 2048u          /* bytes above sp always scanned for candidates */
 #define SPROF_SCAN_MAX (96u * 1024u)     /* and up to the chain's outermost record, at most this far */
 #define SPROF_MAX_CAND 1024u             /* candidates per sample */
@@ -341,6 +341,8 @@ SPROF_HIDDEN void sprof_signal_silence(void);
 /* writer.c */
 SPROF_HIDDEN int sprof_writer_open(int lazy); /* lazy: create the file at the first flush */
 SPROF_HIDDEN int sprof_writer_start(void);
+/* ring.c: a thread's sample ring for the configured rate */
+SPROF_HIDDEN uint32_t sprof_thread_ring_bytes(void);
 /* spare_pool.c */
 SPROF_HIDDEN void sprof_spare_give(uint8_t *ring, uint32_t ring_cap, void *alt, size_t alt_len);
 SPROF_HIDDEN void sprof_spare_take(uint8_t **ring, void **alt);

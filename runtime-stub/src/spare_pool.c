@@ -19,7 +19,7 @@ static int n_rings, n_alts;
 void sprof_spare_give(uint8_t *ring, uint32_t ring_cap, void *alt, size_t alt_len)
 {
     pthread_mutex_lock(&g_sprof.reg_lock);
-    if (ring && ring_cap == SPROF_RING_BYTES && n_rings < SPARE_MAX) {
+    if (ring && ring_cap == sprof_thread_ring_bytes() && n_rings < SPARE_MAX) {
         spare_rings[n_rings++] = ring;
         ring = NULL;
     }
@@ -32,7 +32,7 @@ void sprof_spare_give(uint8_t *ring, uint32_t ring_cap, void *alt, size_t alt_le
     if (alt) munmap(alt, alt_len);
 }
 
-/* A ring of SPROF_RING_BYTES, or NULL; an alternate stack of
+/* A ring of sprof_thread_ring_bytes(), or NULL; an alternate stack of
  * SPROF_ALTSTACK_BYTES, or NULL. */
 void sprof_spare_take(uint8_t **ring, void **alt)
 {

@@ -624,9 +624,12 @@ uint32_t sprof_drain_all(void)
  * writer then adapts it to how full the rings actually get. */
 static uint64_t writer_period_ns(void)
 {
-    /* keep each ring at most ~1/4 full between passes; 5..100 ms */
-    uint64_t per_sample = sprof_uses_perf() ? g_sprof.cfg.perf_stack + 300u : 400;
-    uint64_t ring = sprof_uses_perf() ? sprof_perf_data_pages() * 4096 : SPROF_RING_BYTES;
+    /* keep each ring at most ~1/4 full between passes; 5..100 ms. A signal
+     * ring is sized for 4 KiB samples (deep stacks), and so is the period:
+     * sized for typical ~400-byte ones, the first passes of a deep program
+     * came after its ring was full (6-8 % of the samples dropped at 10 kHz) */
+    uint64_t per_sample = sprof_uses_perf() ? g_sprof.cfg.perf_stack + 300u : 4096;
+    uint64_t ring = sprof_uses_perf() ? sprof_perf_data_pages() * 4096 : sprof_thread_ring_bytes();
     uint64_t ns = ring * 1000000000ull / 4 / (per_sample * g_sprof.cfg.hz);
     if (ns < 5000000ull) ns = 5000000ull;
     if (ns > 100000000ull) ns = 100000000ull;
