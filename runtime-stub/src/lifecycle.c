@@ -196,6 +196,7 @@ static void start_common(int lazy_file)
 
     sprof_maps_changed();
     sprof_maps_scan(0); /* exec table before the first sample */
+    sprof_control_start(); /* a paused start: before any thread's sampling is set up */
     int ok;
     if (g_sprof.mech == SPROF_MECH_PERF_EVENT) ok = g_sprof.ksample != SPROF_KSAMPLE_TICK || sprof_signal_install() == 0;
     else if (g_sprof.mech == SPROF_MECH_WALL_PERF) ok = sprof_sampler_start() == 0;

@@ -58,6 +58,11 @@ struct sprof_config {
     int kernel;           /* SPROF_KERNEL: enum sprof_kernel_choice */
     int quiet;            /* SPROF_QUIET=1: no line on stderr at exit */
     char pattern[4096]; /* SPROF_OUT before %p expansion (fork children re-expand) */
+    /* recording control (record_control.c, docs/runtime.md "Start, stop, windows") */
+    int start_paused;      /* SPROF_START=paused */
+    int toggle_sig;        /* SPROF_TOGGLE_SIGNAL: 0 = none */
+    uint64_t delay_ns;     /* SPROF_DELAY: record from this long after start */
+    uint64_t duration_ns;  /* SPROF_DURATION: stop recording this long after it first began (0 = never) */
 };
 
 /* Byte ring, single producer / single consumer. Records are written whole
@@ -156,6 +161,10 @@ struct sprof_thread {
     char name[16];
     int stat_fd, syscall_fd; /* wall mode: /proc/self/task/TID/{stat,syscall}, sampler only */
     uint64_t name_check_ns;
+    /* recording control (writer; resume_cpu_ns also the handler) */
+    uint64_t pause_mark_cpu;       /* thread CPU when recording paused (0: not marked) */
+    uint64_t paused_cpu_ns;        /* CPU the thread ran while recording was paused (ended pauses) */
+    _Atomic uint64_t resume_cpu_ns; /* thread CPU at the last resume, not yet seen by its handler */
 };
 
 struct sprof_globals {
@@ -202,6 +211,7 @@ struct sprof_globals {
     _Atomic uint32_t problems; /* enum sprof_problem bits seen so far (STATS.problems) */
     uint32_t write_errno;      /* SPROF_PROBLEM_WRITE_FAILED: errno of the failed write */
     uint64_t file_bytes;       /* bytes of the trace written (io_lock held) */
+    _Atomic int paused;        /* recording paused (record_control.c): samples are neither taken nor charged */
 };
 
 extern struct sprof_globals g_sprof SPROF_HIDDEN;
@@ -362,6 +372,21 @@ SPROF_HIDDEN uint32_t sprof_end_reason(void);
 /* The last STATS record built (by a pass or the finish), for the exit line. */
 SPROF_HIDDEN const struct sprof_rec_stats *sprof_last_stats(void);
 SPROF_HIDDEN uint64_t sprof_profiled_cpu_ns(void); /* CPU of profiled threads since registration */
+
+/* record_control.c: start paused, toggle by signal, a time window */
+SPROF_HIDDEN void sprof_control_config(struct sprof_config *c); /* SPROF_START, _TOGGLE_SIGNAL, _DELAY, _DURATION */
+SPROF_HIDDEN void sprof_control_start(void);  /* before sampling starts: toggle handler, paused start */
+SPROF_HIDDEN void sprof_control_pass(uint64_t now_mono); /* writer, io_lock held: toggles and the window */
+SPROF_HIDDEN void sprof_control_finish(void); /* io_lock held: last word on the toggle signal */
+static inline int sprof_control_paused(void) { return atomic_load_explicit(&g_sprof.paused, memory_order_relaxed); }
+/* CPU of the profiled threads while paused, given their CPU now (STATS.paused_cpu_ns) */
+SPROF_HIDDEN uint64_t sprof_control_paused_cpu(uint64_t cpu_now);
+/* Was recording resumed after this CLOCK_MONOTONIC time (so CPU before it may be paused time)? */
+SPROF_HIDDEN int sprof_control_resumed_since(uint64_t mono_ns);
+/* A thread's CPU between start and final that was paused (its tail leaves it out). */
+SPROF_HIDDEN uint64_t sprof_control_thread_paused(const struct sprof_thread *t);
+/* Signal handler: the thread's first sample after a resume starts there. */
+SPROF_HIDDEN void sprof_control_handler_resume(struct sprof_thread *t);
 
 /* file_rules.c: SPROF_OUT exists and is no regular file of this user: say so (1) */
 SPROF_HIDDEN int sprof_refuse_existing(const char *path);

@@ -69,7 +69,8 @@ static void on_prof_signal(int sig, siginfo_t *si, void *uc)
     /* the tick kernel sampler's timer shares the signal (kernel_sampler.c) */
     int ktick = si && si->si_code == SI_TIMER && si->si_value.sival_int == SPROF_KTICK_COOKIE;
     if (!ktick) atomic_store_explicit(&t->pending, 0, memory_order_relaxed);
-    if (!atomic_load_explicit(&g_sprof.running, memory_order_relaxed)) goto out;
+    if (!atomic_load_explicit(&g_sprof.running, memory_order_relaxed) || sprof_control_paused()) goto out;
+    sprof_control_handler_resume(t);
     if (!ktick && si && si->si_code == SI_TIMER && si->si_overrun > 0)
         atomic_fetch_add_explicit(&t->lost, (uint64_t)si->si_overrun, memory_order_relaxed);
 
@@ -302,6 +303,7 @@ int sprof_signal_thread_start(struct sprof_thread *t)
         its.it_interval.tv_sec = (time_t)(g_sprof.period_ns / 1000000000ull);
         its.it_interval.tv_nsec = (long)(g_sprof.period_ns % 1000000000ull);
         its.it_value = its.it_interval;
+        if (sprof_control_paused()) its.it_value.tv_sec = its.it_value.tv_nsec = 0; /* armed at the resume */
         if (timer_settime(t->ptimer, 0, &its, NULL) != 0) {
             timer_delete(t->ptimer);
             return -1;

@@ -400,6 +400,8 @@ static void emit_thread_tail(struct sprof_thread *t)
 {
     if (!t->start_pc || g_sprof.cfg.mode != SPROF_MODE_CPU) return;
     uint64_t profiled = t->final_cpu_ns > t->cpu_start_ns ? t->final_cpu_ns - t->cpu_start_ns : 0;
+    uint64_t paused = sprof_control_thread_paused(t); /* CPU no sample was to stand for */
+    profiled = profiled > paused ? profiled - paused : 0;
     uint64_t unsampled = profiled > t->weight_written ? profiled - t->weight_written : 0;
     uint64_t tail = t->tail_cpu_ns;
     if (g_sprof.mech == SPROF_MECH_PERF_EVENT)
@@ -459,7 +461,8 @@ static void attach_pending_threads(void)
             continue;
         int ok = sprof_perf_thread_start(t) == 0;
         int err = errno;
-        if (ok) sprof_perf_thread_enable(t);
+        int paused = sprof_control_paused(); /* the resume enables it */
+        if (ok && !paused) sprof_perf_thread_enable(t);
         a = ATTACH_BUSY;
         if (!atomic_compare_exchange_strong(&t->attach, &a, ATTACH_DONE)) { /* the thread ended */
             t->attach_unknown = 1;
@@ -476,7 +479,9 @@ static void attach_pending_threads(void)
                            t->tid, strerror(err));
             continue;
         }
-        uint64_t before = cpu_before_event(t);
+        /* CPU before the event: none of it is charged when some of it may
+         * have run while recording was paused */
+        uint64_t before = paused || sprof_control_resumed_since(t->start_ns) ? 0 : cpu_before_event(t);
         if (before && g_sprof.cfg.mode == SPROF_MODE_CPU) {
             announce_thread(t, 1, now);
             emit_start_routine(t, before);
@@ -548,6 +553,9 @@ static void fill_stats(struct sprof_rec_stats *out)
     /* after the stop, the final drain's own CPU is not profiled time */
     uint64_t stopped = atomic_load(&g_sprof.stop_cpu_ns);
     uint64_t cpu = stopped ? stopped : sprof_profiled_cpu_ns();
+    /* CPU run while recording was paused is no profiled time (format 1.4) */
+    s.paused_cpu_ns = sprof_control_paused_cpu(cpu);
+    cpu = cpu > s.paused_cpu_ns ? cpu - s.paused_cpu_ns : 0;
     s.samples_written = g_sprof.samples_written;
     s.samples_dropped = dropped;
     s.samples_truncated = g_sprof.samples_truncated;
@@ -699,6 +707,7 @@ static void *writer_main(void *arg)
             next_maps = now + 100000000ull;
         }
         sprof_io_lock();
+        sprof_control_pass(now);
         if (rescan) sprof_maps_scan(1);
         period = adapt_period(period, base_period, sprof_drain_all());
         /* a program that took the signal: stop sending it at once (one
@@ -764,6 +773,7 @@ static void finish_locked(void)
     g_sprof.final_cpu_ns = sprof_now_ns(CLOCK_THREAD_CPUTIME_ID) - t0;
     if (!sprof_signal_still_ours()) sprof_signal_silence();
     sprof_check_blocked_signal();
+    sprof_control_finish();
     emit_stats();
     write_end();
     int silent = g_sprof.fd < 0 || sprof_rule_at_finish(g_sprof.fd);
