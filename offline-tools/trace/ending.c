@@ -44,7 +44,9 @@ static void print_end_reason(FILE *o, const sprof_trace *t)
                 sig < 65 && strsignal((int)sig) ? strsignal((int)sig) : "?");
         break;
     case SPROF_END_WRITE_FAILED: fprintf(o, "the trace could not be written further (see problems:)\n"); break;
-    default: fprintf(o, "clean END (reason not recorded: a runtime before format 1.3)\n");
+    case SPROF_END_ROTATED: fprintf(o, "rotated (clean; SPROF_ROTATE: the next file continues)\n"); break;
+    case SPROF_END_NOT_RECORDED: fprintf(o, "clean END (reason not recorded: a runtime before format 1.3)\n"); break;
+    default: fprintf(o, "clean END (reason %u: from a newer runtime)\n", reason);
     }
 }
 

@@ -189,6 +189,7 @@ static void start_common(int lazy_file)
     if (g_sprof.period_ns == 0) g_sprof.period_ns = 1;
     reset_counters();
     sprof_exit_report_prepare();
+    sprof_rotate_first_name();
     if (sprof_writer_open(lazy_file) != 0) return;
     g_sprof.start_mono_ns = sprof_now_ns(CLOCK_MONOTONIC);
     g_sprof.mech = choose_mechanism();

@@ -63,6 +63,9 @@ struct sprof_config {
     int toggle_sig;        /* SPROF_TOGGLE_SIGNAL: 0 = none */
     uint64_t delay_ns;     /* SPROF_DELAY: record from this long after start */
     uint64_t duration_ns;  /* SPROF_DURATION: stop recording this long after it first began (0 = never) */
+    uint64_t rotate_ns;    /* SPROF_ROTATE: close the trace and start the next file this often (0 = never) */
+    uint64_t rotate_bytes; /* SPROF_ROTATE_SIZE: ... or once the file is this large (0 = no limit) */
+    uint32_t rotate_keep;  /* SPROF_ROTATE_KEEP: keep the newest K files (0 = all) */
 };
 
 /* Byte ring, single producer / single consumer. Records are written whole
@@ -387,6 +390,17 @@ SPROF_HIDDEN int sprof_control_resumed_since(uint64_t mono_ns);
 SPROF_HIDDEN uint64_t sprof_control_thread_paused(const struct sprof_thread *t);
 /* Signal handler: the thread's first sample after a resume starts there. */
 SPROF_HIDDEN void sprof_control_handler_resume(struct sprof_thread *t);
+
+/* rotate.c: SPROF_ROTATE, a complete trace every N seconds (or bytes) */
+SPROF_HIDDEN void sprof_rotate_config(struct sprof_config *c);
+SPROF_HIDDEN void sprof_rotate_first_name(void); /* start: SPROF_OUT becomes the first file's name */
+SPROF_HIDDEN void sprof_rotate_pass(uint64_t now_mono); /* writer, io_lock held */
+/* writer.c: close this trace (STATS, END ROTATED) and go on in a new file
+ * named next_path, which starts as a trace of its own (INFO, MAPPINGs,
+ * THREAD starts of the live threads; STATS counted from here). 0 if open. */
+SPROF_HIDDEN int sprof_writer_rotate(const char *next_path);
+/* Is path a trace this very process (same pid) wrote? */
+SPROF_HIDDEN int sprof_trace_written_by_us(const char *path);
 
 /* file_rules.c: SPROF_OUT exists and is no regular file of this user: say so (1) */
 SPROF_HIDDEN int sprof_refuse_existing(const char *path);

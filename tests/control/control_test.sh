@@ -1,6 +1,6 @@
 #!/bin/sh
 # Recording control tests. Usage: control_test.sh CASE FORM MECH
-#   CASE: toggle | taken_at_start | taken_later | window | badenv
+#   CASE: toggle | taken_at_start | taken_later | window | badenv | rotate_time | rotate_size
 #   FORM: preload (ctl_prog + LD_PRELOAD=libsprof.so) or static (ctl_prog_static)
 #   MECH: perf_event | cpuclock (SPROF_TIMER); perf_event refused here: skip (77)
 # Env from ctest: SPROF_BIN, SPROF_LIB. Phases are wall-clock times with
@@ -43,11 +43,13 @@ leaf_count() {
     awk -v f="$1" '{ n = split($1, fr, ";"); if (fr[n] == f) c += $NF } END { print c + 0 }' fold.txt
 }
 
-# the trace is valid and readable; fold.txt and info.txt filled
+# the trace FILE (t.bin) is valid and readable, ended as ENDED (exit);
+# fold.txt and info.txt filled
 read_trace() {
-    "$BIN/sprof-trace" info t.bin > info.txt 2>&1 || die "sprof-trace info failed"
-    "$BIN/sprof-fold" t.bin > fold.txt 2>> info.txt || die "sprof-fold failed"
-    grep -q "^ended: *exit (clean)" info.txt || die "trace not ended cleanly"
+    f=${1:-t.bin}
+    "$BIN/sprof-trace" info "$f" > info.txt 2>&1 || die "sprof-trace info $f failed"
+    "$BIN/sprof-fold" "$f" > fold.txt 2>> info.txt || die "sprof-fold $f failed"
+    grep -q "^ended: *${2:-exit} (clean" info.txt || die "$f not ended as ${2:-exit}"
     got=$(sed -n 's/^mechanism: *//p' info.txt)
     want=$MECH
     [ "$MECH" = cpuclock ] && want=cpuclock_paced
@@ -123,6 +125,47 @@ badenv)
     grep -q "SPROF_START=later unknown" err || die "no warning for SPROF_START"
     a=$(leaf_count method_a)
     [ "$a" -ge 20 ] || die "method_a has only $a samples"
+    ;;
+rotate_time)
+    # a file every 0.3 s for ~2 s, the newest 3 kept; a second thread lives
+    # across the rotations: every file is a trace of its own (INFO,
+    # MAPPINGs, both THREAD starts, samples, STATS, END)
+    run SPROF_ROTATE=0.3 SPROF_ROTATE_KEEP=3 -- t a@2.0 || die "program failed"
+    [ ! -e t.bin ] || die "t.bin written besides the numbered files"
+    files=$(ls t.bin.* | sort -t. -k3 -n)
+    n=$(echo "$files" | wc -l)
+    last=$(echo "$files" | tail -1)
+    echo "kept: $files"
+    [ "$n" -eq 3 ] || die "$n files kept, want 3"
+    seq=${last##*.}
+    [ "$seq" -ge 5 ] || die "only $seq files written in 2 s at one per 0.3 s"
+    for f in $files; do
+        end=rotated
+        [ "$f" = "$last" ] && end=exit
+        read_trace "$f" $end
+        grep -q "^threads: *2" info.txt || die "$f: both threads not announced"
+        grep -q "^mappings: *[1-9]" info.txt || die "$f: no mappings"
+        # the last file may hold only the moments before exit
+        [ "$f" = "$last" ] && continue
+        a=$(leaf_count method_a) tt=$(leaf_count method_t)
+        [ "$a" -ge 10 ] && [ "$tt" -ge 10 ] || die "$f: method_a $a, method_t $tt samples"
+        coverage_ok
+    done
+    ;;
+rotate_size)
+    # a file each ~16 KiB: sizes stay bounded (one writer pass beyond the limit)
+    run SPROF_ROTATE_SIZE=16k SPROF_ROTATE_KEEP=0 -- a@1.0 || die "program failed"
+    files=$(ls t.bin.* | sort -t. -k3 -n)
+    n=$(echo "$files" | wc -l)
+    [ "$n" -ge 3 ] || die "only $n files for ~1 s at 1 kHz with 16 KiB files"
+    last=$(echo "$files" | tail -1)
+    for f in $files; do
+        size=$(wc -c < "$f")
+        [ "$size" -le 131072 ] || die "$f is $size bytes with SPROF_ROTATE_SIZE=16k"
+        end=rotated
+        [ "$f" = "$last" ] && end=exit
+        read_trace "$f" $end
+    done
     ;;
 *) die "unknown case $CASE" ;;
 esac

@@ -227,6 +227,7 @@ enum sprof_end_reason {
     SPROF_END_FATAL_SIGNAL = 4, /* a fatal signal (END.signal) sprof saw before the default action ran */
     SPROF_END_WRITE_FAILED = 5, /* writing failed (STATS.write_errno): the runtime cut the file back to
                                  * a whole record to fit STATS and END; sampling went on unrecorded */
+    SPROF_END_ROTATED = 6,      /* format 1.4: SPROF_ROTATE closed this file; the next one continues */
 };
 
 struct sprof_rec_end {
