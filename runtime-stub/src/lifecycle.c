@@ -263,6 +263,7 @@ void sprof_stop(void)
         struct sprof_thread *t = &g_sprof.threads[i];
         if (atomic_load(&t->state) != SLOT_ACTIVE) continue;
         if (sprof_uses_perf()) sprof_perf_thread_stop(t);
+        sprof_timers_retire(t);
         if (t->ptimer_ok) {
             t->ptimer_ok = 0;
             timer_delete(t->ptimer);

@@ -181,9 +181,11 @@ static void switch_threads(int on)
             int fd = a == ATTACH_INLINE || a == ATTACH_DONE ? sprof_fd_checked(&t->perf_fd) : -1;
             if (fd >= 0) ioctl(fd, on ? PERF_EVENT_IOC_ENABLE : PERF_EVENT_IOC_DISABLE, 0);
         }
-        if (!signal_ours) continue; /* sprof_signal_silence disarmed them for good */
+        /* not after sprof_signal_silence disarmed them for good */
+        if (!signal_ours || !sprof_timers_claim(t)) continue;
         if (t->ktimer_ok) set_timer(t->ktimer, on ? ktick : 0);
         if (t->ptimer_ok) set_timer(t->ptimer, on ? g_sprof.period_ns : 0);
+        sprof_timers_release(t);
     }
 }
 

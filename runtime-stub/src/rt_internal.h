@@ -8,6 +8,7 @@
 #define SPROF_RT_INTERNAL_H
 
 #include <pthread.h>
+#include <sched.h>
 #include <signal.h>
 #include <stdatomic.h>
 #include <stddef.h>
@@ -168,6 +169,7 @@ struct sprof_thread {
     uint64_t pause_mark_cpu;       /* thread CPU when recording paused (0: not marked) */
     uint64_t paused_cpu_ns;        /* CPU the thread ran while recording was paused (ended pauses) */
     _Atomic uint64_t resume_cpu_ns; /* thread CPU at the last resume, not yet seen by its handler */
+    _Atomic int timer_use; /* enum sprof_timer_use: the writer arms or disarms this thread's timers */
 };
 
 struct sprof_globals {
@@ -220,6 +222,28 @@ struct sprof_globals {
 extern struct sprof_globals g_sprof SPROF_HIDDEN;
 extern __thread struct sprof_thread *sprof_self
     __attribute__((tls_model("initial-exec"))) SPROF_HIDDEN;
+
+/* A thread's POSIX timers (ptimer, ktimer) are deleted by the thread (or
+ * the stop at exit) while the writer may arm or disarm them (pause,
+ * resume, a signal taken): a deleted timer's id can be reused by anyone's
+ * new timer, so the writer claims them first and the deleter retires them. */
+enum sprof_timer_use { TIMERS_FREE = 0, TIMERS_WRITER = 1, TIMERS_RETIRED = 2 };
+static inline int sprof_timers_claim(struct sprof_thread *t)
+{
+    int free_ = TIMERS_FREE;
+    return atomic_compare_exchange_strong(&t->timer_use, &free_, TIMERS_WRITER);
+}
+static inline void sprof_timers_release(struct sprof_thread *t) { atomic_store(&t->timer_use, TIMERS_FREE); }
+/* Before deleting them: waits out a writer that holds them (one timer_settime). */
+static inline void sprof_timers_retire(struct sprof_thread *t)
+{
+    for (;;) {
+        int u = atomic_load(&t->timer_use);
+        if (u == TIMERS_RETIRED) return;
+        if (u == TIMERS_FREE && atomic_compare_exchange_strong(&t->timer_use, &u, TIMERS_RETIRED)) return;
+        sched_yield();
+    }
+}
 
 /* time */
 static inline uint64_t sprof_now_ns(clockid_t c)

@@ -181,9 +181,10 @@ void sprof_signal_silence(void)
     }
     for (int i = 0, hi = sprof_slots_hi(); i < hi; i++) {
         struct sprof_thread *t = &g_sprof.threads[i];
-        if (atomic_load(&t->state) != SLOT_ACTIVE) continue;
+        if (atomic_load(&t->state) != SLOT_ACTIVE || !sprof_timers_claim(t)) continue;
         if (t->ptimer_ok) timer_settime(t->ptimer, 0, &zero, NULL);
         if (t->ktimer_ok) timer_settime(t->ktimer, 0, &zero, NULL);
+        sprof_timers_release(t);
     }
 }
 
@@ -316,6 +317,7 @@ int sprof_signal_thread_start(struct sprof_thread *t)
 
 void sprof_signal_thread_stop(struct sprof_thread *t)
 {
+    sprof_timers_retire(t);
     if (t->ptimer_ok) timer_delete(t->ptimer);
     t->ptimer_ok = 0;
     sprof_ktick_thread_stop(t);

@@ -291,7 +291,7 @@ int sprof_writer_open(int lazy)
         if (fd < 0) return -1;
         g_sprof.fd = fd;
     }
-    g_sprof.session = 1;
+    if (!rotating) g_sprof.session = 1; /* a rotation: still the same session (read by other threads) */
     struct sprof_trace_file_header fh;
     memset(&fh, 0, sizeof fh);
     memcpy(fh.magic, SPROF_TRACE_MAGIC, 8);
