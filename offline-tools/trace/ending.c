@@ -58,6 +58,8 @@ static void print_no_samples(FILE *o, const sprof_info_view *iv, const struct sp
         fprintf(o, "  NO SAMPLES: no sampling mechanism could start\n");
     else if (st && st->problems & (SPROF_PROBLEM_SIGNAL_TAKEN | SPROF_PROBLEM_SIGNAL_BLOCKED))
         fprintf(o, "  NO SAMPLES: the program took or blocked the profiling signal (above)\n");
+    else if (st && st->paused_cpu_ns && st->cpu_ns_total < period) /* format 1.4 */
+        fprintf(o, "  NO SAMPLES: recording was paused (%.3f s of CPU while paused)\n", (double)st->paused_cpu_ns / 1e9);
     else if (st && iv->mode == SPROF_MODE_CPU && st->cpu_ns_total < period)
         fprintf(o, "  NO SAMPLES: the program ran %.1f ms of CPU, less than one sampling period (%.1f ms at %u Hz)\n",
                 (double)st->cpu_ns_total / 1e6, (double)period / 1e6, iv->hz);

@@ -1,6 +1,6 @@
 #!/bin/sh
 # Recording control tests. Usage: control_test.sh CASE FORM MECH
-#   CASE: toggle | taken_at_start | taken_later | window | badenv | rotate_time | rotate_size
+#   CASE: toggle | taken_at_start | taken_later | window | stay_paused | badenv | rotate_time | rotate_size
 #   FORM: preload (ctl_prog + LD_PRELOAD=libsprof.so), static (ctl_prog_static)
 #         or tsan (ctl_prog_tsan: runtime and program built with
 #         -fsanitize=thread, linked; tests/tsan, -DSPROF_TSAN=ON)
@@ -86,18 +86,24 @@ paused_seen() {
     grep -q "^paused: *[0-9.]* s of CPU" info.txt || die "no paused CPU in STATS"
 }
 
+# A ran WHEN_A, C ran WHEN_C, both unrecorded; B recorded; paused CPU
+# in STATS and out of the coverage figure
+only_b_recorded() {
+    read_trace
+    a=$(leaf_count method_a) b=$(leaf_count method_b) c=$(leaf_count method_c)
+    echo "method_a $a method_b $b method_c $c"
+    [ "$a" -eq 0 ] || die "method_a ran $1 but has $a samples"
+    [ "$c" -eq 0 ] || die "method_c ran $2 but has $c samples"
+    [ "$b" -ge 20 ] || die "method_b has only $b samples"
+    paused_seen
+    coverage_ok
+}
+
 case "$CASE" in
 toggle)
     # A while paused, B after the toggle on, C after the toggle off
     run SPROF_START=paused -- a@0.4 k b@1.0 k s@1.4 c@1.8 || die "program failed"
-    read_trace
-    a=$(leaf_count method_a) b=$(leaf_count method_b) c=$(leaf_count method_c)
-    echo "method_a $a method_b $b method_c $c"
-    [ "$a" -eq 0 ] || die "method_a ran while paused but has $a samples"
-    [ "$c" -eq 0 ] || die "method_c ran after the toggle off but has $c samples"
-    [ "$b" -ge 20 ] || die "method_b has only $b samples"
-    paused_seen
-    coverage_ok
+    only_b_recorded "while paused" "after the toggle off"
     ;;
 taken_at_start)
     # SIGUSR2 ignored when the program starts: the program's, never taken
@@ -123,14 +129,17 @@ taken_later)
 window)
     # record from 0.5 s for 0.8 s: only B (0.8..1.3 s) falls in the window
     run SPROF_DELAY=0.5 SPROF_DURATION=0.8 -- a@0.3 s@0.8 b@1.3 s@2.0 c@2.4 || die "program failed"
+    only_b_recorded "before SPROF_DELAY" "after SPROF_DURATION"
+    ;;
+stay_paused)
+    # never toggled on: a valid trace without samples, and both the exit
+    # line and sprof-trace info say why
+    run SPROF_START=paused -- a@0.3 || die "program failed"
     read_trace
-    a=$(leaf_count method_a) b=$(leaf_count method_b) c=$(leaf_count method_c)
-    echo "method_a $a method_b $b method_c $c"
-    [ "$a" -eq 0 ] || die "method_a ran before SPROF_DELAY but has $a samples"
-    [ "$c" -eq 0 ] || die "method_c ran after SPROF_DURATION but has $c samples"
-    [ "$b" -ge 20 ] || die "method_b has only $b samples"
+    grep -q "NO SAMPLES: recording was paused" err || die "the exit line does not say recording was paused"
+    grep -q "NO SAMPLES: recording was paused" info.txt || die "sprof-trace info does not say recording was paused"
+    grep -q "^samples: *0 " info.txt || die "samples recorded while paused"
     paused_seen
-    coverage_ok
     ;;
 badenv)
     # unusable values: one warning each, and the program is profiled as usual
