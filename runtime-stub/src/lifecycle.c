@@ -253,8 +253,12 @@ void sprof_after_fork_child(void)
 void sprof_stop(void)
 {
     if (!g_sprof.session) return;
+    /* under io_lock: a writer pass in flight ends first, and no later one
+     * pauses, resumes (re-enabling events) or rotates (record_control.c, rotate.c) */
+    sprof_io_lock();
     atomic_store(&g_sprof.stop_cpu_ns, sprof_profiled_cpu_ns());
     atomic_store(&g_sprof.running, 0);
+    sprof_io_unlock();
     sprof_sampler_stop();
     sprof_signal_uninstall();
     /* threads still running keep their events/timers until they exit: stop

@@ -243,7 +243,7 @@ void sprof_control_pass(uint64_t now)
 {
     const struct sprof_config *c = &g_sprof.cfg;
     check_toggle_still_ours();
-    if (window_over) return;
+    if (window_over || !atomic_load(&g_sprof.running)) return; /* stopped: nothing to switch */
     uint64_t req = atomic_load_explicit(&toggle_requests, memory_order_relaxed);
     if (toggle_installed && !toggle_given_up && req != toggles_seen) {
         /* an even number of signals since the last pass changes nothing */

@@ -88,7 +88,8 @@ void sprof_rotate_first_name(void)
 
 void sprof_rotate_pass(uint64_t now)
 {
-    if (!rotating() || g_sprof.fd < 0) return;
+    /* not once sampling stopped (exit, exec): the final drain ends this file */
+    if (!rotating() || g_sprof.fd < 0 || !atomic_load(&g_sprof.running)) return;
     int by_time = next_due_ns && now >= next_due_ns;
     int by_size = g_sprof.cfg.rotate_bytes && g_sprof.file_bytes >= g_sprof.cfg.rotate_bytes;
     if (!by_time && !by_size) return;
