@@ -102,7 +102,7 @@ only_b_recorded() {
 case "$CASE" in
 toggle)
     # A while paused, B after the toggle on, C after the toggle off
-    run SPROF_START=paused -- a@0.4 k b@1.0 k s@1.4 c@1.8 || die "program failed"
+    run SPROF_START=paused -- a@0.4 k b@1.2 k s@1.8 c@2.2 || die "program failed"
     only_b_recorded "while paused" "after the toggle off"
     ;;
 taken_at_start)
