@@ -44,7 +44,9 @@ static void print_end_reason(FILE *o, const sprof_trace *t)
                 sig < 65 && strsignal((int)sig) ? strsignal((int)sig) : "?");
         break;
     case SPROF_END_WRITE_FAILED: fprintf(o, "the trace could not be written further (see problems:)\n"); break;
-    default: fprintf(o, "clean END (reason not recorded: a runtime before format 1.3)\n");
+    case SPROF_END_ROTATED: fprintf(o, "rotated (clean; SPROF_ROTATE: the next file continues)\n"); break;
+    case SPROF_END_NOT_RECORDED: fprintf(o, "clean END (reason not recorded: a runtime before format 1.3)\n"); break;
+    default: fprintf(o, "clean END (reason %u: from a newer runtime)\n", reason);
     }
 }
 
@@ -56,6 +58,8 @@ static void print_no_samples(FILE *o, const sprof_info_view *iv, const struct sp
         fprintf(o, "  NO SAMPLES: no sampling mechanism could start\n");
     else if (st && st->problems & (SPROF_PROBLEM_SIGNAL_TAKEN | SPROF_PROBLEM_SIGNAL_BLOCKED))
         fprintf(o, "  NO SAMPLES: the program took or blocked the profiling signal (above)\n");
+    else if (st && st->paused_cpu_ns && st->cpu_ns_total < period) /* format 1.4 */
+        fprintf(o, "  NO SAMPLES: recording was paused (%.3f s of CPU while paused)\n", (double)st->paused_cpu_ns / 1e9);
     else if (st && iv->mode == SPROF_MODE_CPU && st->cpu_ns_total < period)
         fprintf(o, "  NO SAMPLES: the program ran %.1f ms of CPU, less than one sampling period (%.1f ms at %u Hz)\n",
                 (double)st->cpu_ns_total / 1e6, (double)period / 1e6, iv->hz);

@@ -102,11 +102,11 @@ static void dump_record(FILE *o, uint64_t off, const sprof_trace_record *r)
         fprintf(o, "%" PRIu64 " STATS written=%" PRIu64 " dropped=%" PRIu64 " truncated=%" PRIu64 " lost=%" PRIu64
                    " cpu_ns=%" PRIu64 " achieved_hz=%.3f threads=%" PRIu64 " user_ns=%" PRIu64 " system_ns=%" PRIu64
                    " weight_ns=%" PRIu64 " kernel_weight_ns=%" PRIu64 " kernel_sampling=%s kernel_hz=%u"
-                   " own_cpu_ns=%" PRIu64 " problems=0x%x write_errno=%u\n",
+                   " own_cpu_ns=%" PRIu64 " problems=0x%x write_errno=%u paused_cpu_ns=%" PRIu64 "\n",
                 off, s->samples_written, s->samples_dropped, s->samples_truncated, s->signals_lost, s->cpu_ns_total,
                 (double)s->achieved_millihz / 1000.0, s->threads_seen, s->user_cpu_ns, s->system_cpu_ns,
                 s->weight_ns_total, s->kernel_weight_ns, sprof_kernel_sampling_name(s->kernel_sampling),
-                s->kernel_hz, s->own_cpu_ns, s->problems, s->write_errno);
+                s->kernel_hz, s->own_cpu_ns, s->problems, s->write_errno, s->paused_cpu_ns);
         break;
     }
     case SPROF_REC_END: fprintf(o, "%" PRIu64 " END\n", off); break; /* reason: sprof-trace info */
@@ -289,6 +289,10 @@ static int info(sprof_trace *t, FILE *o)
     fprintf(o, "sampled weight:  %.3f s\n", (double)weight / 1e9);
     if (have_stats) {
         fprintf(o, "CPU seconds:     %.3f (profiled threads)\n", cpu_s);
+        /* format 1.4: CPU while recording was paused is in no figure here */
+        if (st.paused_cpu_ns)
+            fprintf(o, "paused:          %.3f s of CPU while recording was paused (not profiled, not counted)\n",
+                    (double)st.paused_cpu_ns / 1e9);
         fprintf(o, "delivered rate:  %.1f Hz (%.1f%% of asked)%s\n", (double)st.achieved_millihz / 1000.0,
                 iv.hz ? (double)st.achieved_millihz / 10.0 / iv.hz : 0.0,
                 iv.mode == SPROF_MODE_WALL ? " per wall second, all threads" : " per CPU second");

@@ -107,6 +107,8 @@ int sprof_config_load(struct sprof_config *c)
         else if (!strcmp(kernel, "off") || !strcmp(kernel, "0")) c->kernel = SPROF_KERNEL_OFF;
         else if (strcmp(kernel, "auto") != 0) sprof_warn("SPROF_KERNEL=%s unknown (auto|perf|tick|off); using auto", kernel);
     }
+    sprof_control_config(c);
+    sprof_rotate_config(c);
     c->enabled = 1;
     return 1;
 }

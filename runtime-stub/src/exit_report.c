@@ -94,6 +94,8 @@ static void put_no_samples(struct line *l, const struct sprof_rec_stats *st, uin
         put(l, "see the signal above");
     } else if (g_sprof.mech == SPROF_MECH_NONE) {
         put(l, "no sampling mechanism could start");
+    } else if (st->paused_cpu_ns && st->cpu_ns_total < g_sprof.period_ns) {
+        put(l, "recording was paused (SPROF_START, the toggle signal, SPROF_DELAY)");
     } else if (st->cpu_ns_total < g_sprof.period_ns && !sprof_is_wall()) {
         put(l, "the program ran ");
         put_tenths(l, st->cpu_ns_total, 1000000);

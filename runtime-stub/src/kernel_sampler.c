@@ -178,6 +178,7 @@ int sprof_ktick_thread_start(struct sprof_thread *t)
     its.it_interval.tv_sec = 0;
     its.it_interval.tv_nsec = (long)period;
     its.it_value = its.it_interval;
+    if (sprof_control_paused()) its.it_value.tv_nsec = 0; /* armed at the resume (record_control.c) */
     if (timer_settime(t->ktimer, 0, &its, NULL) != 0) {
         timer_delete(t->ktimer);
         return -1;

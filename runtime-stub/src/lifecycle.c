@@ -189,6 +189,7 @@ static void start_common(int lazy_file)
     if (g_sprof.period_ns == 0) g_sprof.period_ns = 1;
     reset_counters();
     sprof_exit_report_prepare();
+    sprof_rotate_first_name();
     if (sprof_writer_open(lazy_file) != 0) return;
     g_sprof.start_mono_ns = sprof_now_ns(CLOCK_MONOTONIC);
     g_sprof.mech = choose_mechanism();
@@ -196,6 +197,7 @@ static void start_common(int lazy_file)
 
     sprof_maps_changed();
     sprof_maps_scan(0); /* exec table before the first sample */
+    sprof_control_start(); /* a paused start: before any thread's sampling is set up */
     int ok;
     if (g_sprof.mech == SPROF_MECH_PERF_EVENT) ok = g_sprof.ksample != SPROF_KSAMPLE_TICK || sprof_signal_install() == 0;
     else if (g_sprof.mech == SPROF_MECH_WALL_PERF) ok = sprof_sampler_start() == 0;
@@ -251,8 +253,12 @@ void sprof_after_fork_child(void)
 void sprof_stop(void)
 {
     if (!g_sprof.session) return;
+    /* under io_lock: a writer pass in flight ends first, and no later one
+     * pauses, resumes (re-enabling events) or rotates (record_control.c, rotate.c) */
+    sprof_io_lock();
     atomic_store(&g_sprof.stop_cpu_ns, sprof_profiled_cpu_ns());
     atomic_store(&g_sprof.running, 0);
+    sprof_io_unlock();
     sprof_sampler_stop();
     sprof_signal_uninstall();
     /* threads still running keep their events/timers until they exit: stop
@@ -261,6 +267,7 @@ void sprof_stop(void)
         struct sprof_thread *t = &g_sprof.threads[i];
         if (atomic_load(&t->state) != SLOT_ACTIVE) continue;
         if (sprof_uses_perf()) sprof_perf_thread_stop(t);
+        sprof_timers_retire(t);
         if (t->ptimer_ok) {
             t->ptimer_ok = 0;
             timer_delete(t->ptimer);

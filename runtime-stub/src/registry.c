@@ -129,7 +129,7 @@ struct sprof_thread *sprof_thread_register(uint64_t start_pc)
      * event): that is sprof's own work, neither sampled nor counted. */
     if (!from_zero) {
         sprof_thread_user_sys(0, &t->user_start_ns, &t->sys_start_ns);
-        if (sprof_uses_perf() && !deferred) sprof_perf_thread_enable(t);
+        if (sprof_uses_perf() && !deferred && !sprof_control_paused()) sprof_perf_thread_enable(t);
         t->last_cpu_ns = t->cpu_start_ns = sprof_now_ns(CLOCK_THREAD_CPUTIME_ID);
     }
     atomic_fetch_add(&g_sprof.threads_seen, 1);

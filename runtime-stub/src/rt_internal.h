@@ -8,6 +8,7 @@
 #define SPROF_RT_INTERNAL_H
 
 #include <pthread.h>
+#include <sched.h>
 #include <signal.h>
 #include <stdatomic.h>
 #include <stddef.h>
@@ -58,6 +59,14 @@ struct sprof_config {
     int kernel;           /* SPROF_KERNEL: enum sprof_kernel_choice */
     int quiet;            /* SPROF_QUIET=1: no line on stderr at exit */
     char pattern[4096]; /* SPROF_OUT before %p expansion (fork children re-expand) */
+    /* recording control (record_control.c, docs/runtime.md "Start, stop, windows") */
+    int start_paused;      /* SPROF_START=paused */
+    int toggle_sig;        /* SPROF_TOGGLE_SIGNAL: 0 = none */
+    uint64_t delay_ns;     /* SPROF_DELAY: record from this long after start */
+    uint64_t duration_ns;  /* SPROF_DURATION: stop recording this long after it first began (0 = never) */
+    uint64_t rotate_ns;    /* SPROF_ROTATE: close the trace and start the next file this often (0 = never) */
+    uint64_t rotate_bytes; /* SPROF_ROTATE_SIZE: ... or once the file is this large (0 = no limit) */
+    uint32_t rotate_keep;  /* SPROF_ROTATE_KEEP: keep the newest K files (0 = all) */
 };
 
 /* Byte ring, single producer / single consumer. Records are written whole
@@ -157,6 +166,11 @@ struct sprof_thread {
     char exit_name[16]; /* the thread's name when it ended (it may end before the writer reads /proc) */
     int stat_fd, syscall_fd; /* wall mode: /proc/self/task/TID/{stat,syscall}, sampler only */
     uint64_t name_check_ns;
+    /* recording control (writer; resume_cpu_ns also the handler) */
+    uint64_t pause_mark_cpu;       /* thread CPU when recording paused (0: not marked) */
+    uint64_t paused_cpu_ns;        /* CPU the thread ran while recording was paused (ended pauses) */
+    _Atomic uint64_t resume_cpu_ns; /* thread CPU at the last resume, not yet seen by its handler */
+    _Atomic int timer_use; /* enum sprof_timer_use: the writer arms or disarms this thread's timers */
 };
 
 struct sprof_globals {
@@ -203,11 +217,34 @@ struct sprof_globals {
     _Atomic uint32_t problems; /* enum sprof_problem bits seen so far (STATS.problems) */
     uint32_t write_errno;      /* SPROF_PROBLEM_WRITE_FAILED: errno of the failed write */
     uint64_t file_bytes;       /* bytes of the trace written (io_lock held) */
+    _Atomic int paused;        /* recording paused (record_control.c): samples are neither taken nor charged */
 };
 
 extern struct sprof_globals g_sprof SPROF_HIDDEN;
 extern __thread struct sprof_thread *sprof_self
     __attribute__((tls_model("initial-exec"))) SPROF_HIDDEN;
+
+/* A thread's POSIX timers (ptimer, ktimer) are deleted by the thread (or
+ * the stop at exit) while the writer may arm or disarm them (pause,
+ * resume, a signal taken): a deleted timer's id can be reused by anyone's
+ * new timer, so the writer claims them first and the deleter retires them. */
+enum sprof_timer_use { TIMERS_FREE = 0, TIMERS_WRITER = 1, TIMERS_RETIRED = 2 };
+static inline int sprof_timers_claim(struct sprof_thread *t)
+{
+    int free_ = TIMERS_FREE;
+    return atomic_compare_exchange_strong(&t->timer_use, &free_, TIMERS_WRITER);
+}
+static inline void sprof_timers_release(struct sprof_thread *t) { atomic_store(&t->timer_use, TIMERS_FREE); }
+/* Before deleting them: waits out a writer that holds them (one timer_settime). */
+static inline void sprof_timers_retire(struct sprof_thread *t)
+{
+    for (;;) {
+        int u = atomic_load(&t->timer_use);
+        if (u == TIMERS_RETIRED) return;
+        if (u == TIMERS_FREE && atomic_compare_exchange_strong(&t->timer_use, &u, TIMERS_RETIRED)) return;
+        sched_yield();
+    }
+}
 
 /* time */
 static inline uint64_t sprof_now_ns(clockid_t c)
@@ -365,6 +402,32 @@ SPROF_HIDDEN uint32_t sprof_end_reason(void);
 /* The last STATS record built (by a pass or the finish), for the exit line. */
 SPROF_HIDDEN const struct sprof_rec_stats *sprof_last_stats(void);
 SPROF_HIDDEN uint64_t sprof_profiled_cpu_ns(void); /* CPU of profiled threads since registration */
+
+/* record_control.c: start paused, toggle by signal, a time window */
+SPROF_HIDDEN void sprof_control_config(struct sprof_config *c); /* SPROF_START, _TOGGLE_SIGNAL, _DELAY, _DURATION */
+SPROF_HIDDEN void sprof_control_start(void);  /* before sampling starts: toggle handler, paused start */
+SPROF_HIDDEN void sprof_control_pass(uint64_t now_mono); /* writer, io_lock held: toggles and the window */
+SPROF_HIDDEN void sprof_control_finish(void); /* io_lock held: last word on the toggle signal */
+static inline int sprof_control_paused(void) { return atomic_load_explicit(&g_sprof.paused, memory_order_relaxed); }
+/* CPU of the profiled threads while paused, given their CPU now (STATS.paused_cpu_ns) */
+SPROF_HIDDEN uint64_t sprof_control_paused_cpu(uint64_t cpu_now);
+/* Was recording resumed after this CLOCK_MONOTONIC time (so CPU before it may be paused time)? */
+SPROF_HIDDEN int sprof_control_resumed_since(uint64_t mono_ns);
+/* A thread's CPU between start and final that was paused (its tail leaves it out). */
+SPROF_HIDDEN uint64_t sprof_control_thread_paused(const struct sprof_thread *t);
+/* Signal handler: the thread's first sample after a resume starts there. */
+SPROF_HIDDEN void sprof_control_handler_resume(struct sprof_thread *t);
+
+/* rotate.c: SPROF_ROTATE, a complete trace every N seconds (or bytes) */
+SPROF_HIDDEN void sprof_rotate_config(struct sprof_config *c);
+SPROF_HIDDEN void sprof_rotate_first_name(void); /* start: SPROF_OUT becomes the first file's name */
+SPROF_HIDDEN void sprof_rotate_pass(uint64_t now_mono); /* writer, io_lock held */
+/* writer.c: close this trace (STATS, END ROTATED) and go on in a new file
+ * named next_path, which starts as a trace of its own (INFO, MAPPINGs,
+ * THREAD starts of the live threads; STATS counted from here). 0 if open. */
+SPROF_HIDDEN int sprof_writer_rotate(const char *next_path);
+/* Is path a trace this very process (same pid) wrote? */
+SPROF_HIDDEN int sprof_trace_written_by_us(const char *path);
 
 /* file_rules.c: SPROF_OUT exists and is no regular file of this user: say so (1) */
 SPROF_HIDDEN int sprof_refuse_existing(const char *path);

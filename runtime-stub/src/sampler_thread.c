@@ -54,6 +54,16 @@ static void sleep_until(uint64_t t)
     }
 }
 
+/* Recording paused (record_control.c): signal nobody, sample nothing,
+ * but still end a pass now and then (slot reuse waits for the epoch). */
+static int paused_pass(void)
+{
+    if (!sprof_control_paused()) return 0;
+    note_own_cpu(atomic_fetch_add_explicit(&g_sprof.sampler_epoch, 1, memory_order_release));
+    sleep_until(sprof_now_ns(CLOCK_MONOTONIC) + 10000000ull);
+    return 1;
+}
+
 static int open_task_file(uint32_t tid, const char *what)
 {
     char path[64];
@@ -120,6 +130,7 @@ static void pace_cpuclock(void)
     const uint64_t max_debt = 10 * period > 20000000ull ? 10 * period : 20000000ull;
     uint64_t now = sprof_now_ns(CLOCK_MONOTONIC);
     while (atomic_load(&sampler_run)) {
+        if (paused_pass()) continue;
         uint64_t min_left = 10 * 1000000ull; /* re-check for new threads at least every 10 ms */
         for (int i = 0, hi = sprof_slots_hi(); i < hi; i++) {
             struct sprof_thread *t = &g_sprof.threads[i];
@@ -223,6 +234,10 @@ static void pace_wall(void)
     if (!rec_buf || !copy) goto out;
     uint64_t next = sprof_now_ns(CLOCK_MONOTONIC);
     while (atomic_load(&sampler_run)) {
+        if (paused_pass()) {
+            next = sprof_now_ns(CLOCK_MONOTONIC);
+            continue;
+        }
         next += period;
         uint64_t now = sprof_now_ns(CLOCK_MONOTONIC);
         if (next + 10 * period < now) next = now; /* fell far behind: do not burst */

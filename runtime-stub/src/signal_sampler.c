@@ -69,7 +69,8 @@ static void on_prof_signal(int sig, siginfo_t *si, void *uc)
     /* the tick kernel sampler's timer shares the signal (kernel_sampler.c) */
     int ktick = si && si->si_code == SI_TIMER && si->si_value.sival_int == SPROF_KTICK_COOKIE;
     if (!ktick) atomic_store_explicit(&t->pending, 0, memory_order_relaxed);
-    if (!atomic_load_explicit(&g_sprof.running, memory_order_relaxed)) goto out;
+    if (!atomic_load_explicit(&g_sprof.running, memory_order_relaxed) || sprof_control_paused()) goto out;
+    sprof_control_handler_resume(t);
     if (!ktick && si && si->si_code == SI_TIMER && si->si_overrun > 0)
         atomic_fetch_add_explicit(&t->lost, (uint64_t)si->si_overrun, memory_order_relaxed);
 
@@ -180,9 +181,10 @@ void sprof_signal_silence(void)
     }
     for (int i = 0, hi = sprof_slots_hi(); i < hi; i++) {
         struct sprof_thread *t = &g_sprof.threads[i];
-        if (atomic_load(&t->state) != SLOT_ACTIVE) continue;
+        if (atomic_load(&t->state) != SLOT_ACTIVE || !sprof_timers_claim(t)) continue;
         if (t->ptimer_ok) timer_settime(t->ptimer, 0, &zero, NULL);
         if (t->ktimer_ok) timer_settime(t->ktimer, 0, &zero, NULL);
+        sprof_timers_release(t);
     }
 }
 
@@ -302,6 +304,7 @@ int sprof_signal_thread_start(struct sprof_thread *t)
         its.it_interval.tv_sec = (time_t)(g_sprof.period_ns / 1000000000ull);
         its.it_interval.tv_nsec = (long)(g_sprof.period_ns % 1000000000ull);
         its.it_value = its.it_interval;
+        if (sprof_control_paused()) its.it_value.tv_sec = its.it_value.tv_nsec = 0; /* armed at the resume */
         if (timer_settime(t->ptimer, 0, &its, NULL) != 0) {
             timer_delete(t->ptimer);
             return -1;
@@ -314,6 +317,7 @@ int sprof_signal_thread_start(struct sprof_thread *t)
 
 void sprof_signal_thread_stop(struct sprof_thread *t)
 {
+    sprof_timers_retire(t);
     if (t->ptimer_ok) timer_delete(t->ptimer);
     t->ptimer_ok = 0;
     sprof_ktick_thread_stop(t);

@@ -22,6 +22,12 @@ static uint32_t out_len;
 static int write_failed;
 static uint32_t end_reason = SPROF_END_EXIT, end_signal;
 static struct sprof_rec_stats last_stats;
+/* Where the current file's counts start: zero, or what the previous file
+ * of a rotation had counted when it closed (STATS are per file). */
+static struct stats_base {
+    uint64_t cpu, paused, dropped, lost, own, ktick, threads;
+} file_base;
+
 
 void sprof_set_end_reason(uint32_t reason, uint32_t sig)
 {
@@ -57,9 +63,9 @@ void sprof_io_lock(void) { io_lock_waiting(-1); }
 
 void sprof_io_unlock(void) { atomic_store(&g_sprof.io_lock, 0); }
 
-/* Is the file at path a trace this very process (same pid) wrote before it
- * exec()ed its current image? Then it is ours to move aside. */
-static int written_by_us_before_exec(const char *path)
+/* Is the file at path a trace this very process (same pid) wrote? Before
+ * exec: ours to move aside; a rotated file: ours to remove (rotate.c). */
+int sprof_trace_written_by_us(const char *path)
 {
     int fd = open(path, O_RDONLY | O_NOFOLLOW | O_CLOEXEC | O_NONBLOCK);
     if (fd < 0) return 0;
@@ -114,7 +120,7 @@ static int open_trace_file(void)
         fd = open(path, flags, 0600);
     } else if (fd < 0 && errno == EEXIST && g_sprof.cfg.overwrite) {
         if (unlink(path) == 0) fd = open(path, flags, 0600); /* a regular file or symlink of the user's */
-    } else if (fd < 0 && errno == EEXIST && written_by_us_before_exec(path)) {
+    } else if (fd < 0 && errno == EEXIST && sprof_trace_written_by_us(path)) {
         char old[sizeof g_sprof.cfg.out_path + 24];
         if (move_aside(path, old, sizeof old) == 0) {
             sprof_warn("%s was written by this process before exec; kept as %s", path, old);
@@ -263,8 +269,11 @@ void sprof_out_append(const void *rec, uint32_t len)
     out_len += len;
 }
 
+static int rotating; /* sprof_writer_rotate is opening the next file */
+
 int sprof_writer_open(int lazy)
 {
+    if (!rotating) memset(&file_base, 0, sizeof file_base);
     write_failed = 0;
     out_len = 0;
     g_sprof.file_bytes = 0;
@@ -282,7 +291,7 @@ int sprof_writer_open(int lazy)
         if (fd < 0) return -1;
         g_sprof.fd = fd;
     }
-    g_sprof.session = 1;
+    if (!rotating) g_sprof.session = 1; /* a rotation: still the same session (read by other threads) */
     struct sprof_trace_file_header fh;
     memset(&fh, 0, sizeof fh);
     memcpy(fh.magic, SPROF_TRACE_MAGIC, 8);
@@ -400,6 +409,8 @@ static void emit_thread_tail(struct sprof_thread *t)
 {
     if (!t->start_pc || g_sprof.cfg.mode != SPROF_MODE_CPU) return;
     uint64_t profiled = t->final_cpu_ns > t->cpu_start_ns ? t->final_cpu_ns - t->cpu_start_ns : 0;
+    uint64_t paused = sprof_control_thread_paused(t); /* CPU no sample was to stand for */
+    profiled = profiled > paused ? profiled - paused : 0;
     uint64_t unsampled = profiled > t->weight_written ? profiled - t->weight_written : 0;
     uint64_t tail = t->tail_cpu_ns;
     if (g_sprof.mech == SPROF_MECH_PERF_EVENT)
@@ -460,7 +471,8 @@ static void attach_pending_threads(void)
             continue;
         int ok = sprof_perf_thread_start(t) == 0;
         int err = errno;
-        if (ok) sprof_perf_thread_enable(t);
+        int paused = sprof_control_paused(); /* the resume enables it */
+        if (ok && !paused) sprof_perf_thread_enable(t);
         a = ATTACH_BUSY;
         if (!atomic_compare_exchange_strong(&t->attach, &a, ATTACH_DONE)) { /* the thread ended */
             t->attach_unknown = 1;
@@ -477,7 +489,9 @@ static void attach_pending_threads(void)
                            t->tid, strerror(err));
             continue;
         }
-        uint64_t before = cpu_before_event(t);
+        /* CPU before the event: none of it is charged when some of it may
+         * have run while recording was paused */
+        uint64_t before = paused || sprof_control_resumed_since(t->start_ns) ? 0 : cpu_before_event(t);
         if (before && g_sprof.cfg.mode == SPROF_MODE_CPU) {
             announce_thread(t, 1, now);
             emit_start_routine(t, before);
@@ -531,12 +545,9 @@ uint64_t sprof_profiled_cpu_ns(void)
     return cpu;
 }
 
-static void fill_stats(struct sprof_rec_stats *out)
+/* The process-wide totals the per-file STATS are taken from. */
+static void count_totals(struct stats_base *b)
 {
-    struct sprof_rec_stats s;
-    memset(&s, 0, sizeof s);
-    s.h.type = SPROF_REC_STATS;
-    s.h.size = sizeof s;
     uint64_t dropped = g_sprof.dropped_released + atomic_load(&g_sprof.aux_dropped);
     uint64_t lost = g_sprof.lost_released + atomic_load(&g_sprof.unregistered_signals);
     for (int i = 0, hi = sprof_slots_hi(); i < hi; i++) {
@@ -548,11 +559,32 @@ static void fill_stats(struct sprof_rec_stats *out)
     }
     /* after the stop, the final drain's own CPU is not profiled time */
     uint64_t stopped = atomic_load(&g_sprof.stop_cpu_ns);
-    uint64_t cpu = stopped ? stopped : sprof_profiled_cpu_ns();
+    b->cpu = stopped ? stopped : sprof_profiled_cpu_ns();
+    b->paused = sprof_control_paused_cpu(b->cpu);
+    b->dropped = dropped;
+    b->lost = lost;
+    b->own = atomic_load(&g_sprof.writer_cpu_ns) + atomic_load(&g_sprof.sampler_cpu_ns) + g_sprof.final_cpu_ns;
+    b->ktick = atomic_load(&g_sprof.ktick_signals);
+    b->threads = atomic_load(&g_sprof.threads_seen);
+}
+
+static uint64_t since(uint64_t now, uint64_t base) { return now > base ? now - base : 0; }
+
+static void fill_stats(struct sprof_rec_stats *out)
+{
+    struct sprof_rec_stats s;
+    memset(&s, 0, sizeof s);
+    s.h.type = SPROF_REC_STATS;
+    s.h.size = sizeof s;
+    struct stats_base now;
+    count_totals(&now);
+    /* CPU run while recording was paused is no profiled time (format 1.4) */
+    s.paused_cpu_ns = since(now.paused, file_base.paused);
+    uint64_t cpu = since(since(now.cpu, file_base.cpu), s.paused_cpu_ns);
     s.samples_written = g_sprof.samples_written;
-    s.samples_dropped = dropped;
+    s.samples_dropped = since(now.dropped, file_base.dropped);
     s.samples_truncated = g_sprof.samples_truncated;
-    s.signals_lost = lost;
+    s.signals_lost = since(now.lost, file_base.lost);
     s.cpu_ns_total = cpu;
     if (sprof_is_wall()) {
         /* wall mode: samples per wall second, summed over threads */
@@ -561,14 +593,15 @@ static void fill_stats(struct sprof_rec_stats *out)
     } else {
         s.achieved_millihz = cpu ? (uint64_t)((double)s.samples_written * 1e12 / (double)cpu) : 0;
     }
-    s.threads_seen = atomic_load(&g_sprof.threads_seen);
+    /* a rotated file: the threads alive at its start and those started since */
+    s.threads_seen = since(now.threads, file_base.threads);
     profiled_user_sys(cpu, &s.user_cpu_ns, &s.system_cpu_ns);
     s.weight_ns_total = g_sprof.weight_written;
     s.kernel_weight_ns = g_sprof.kernel_weight_written;
     s.kernel_sampling = g_sprof.ksample;
     if (g_sprof.ksample == SPROF_KSAMPLE_TICK && cpu)
-        s.kernel_hz = (uint32_t)((double)atomic_load(&g_sprof.ktick_signals) * 1e9 / (double)cpu + 0.5);
-    s.own_cpu_ns = atomic_load(&g_sprof.writer_cpu_ns) + atomic_load(&g_sprof.sampler_cpu_ns) + g_sprof.final_cpu_ns;
+        s.kernel_hz = (uint32_t)((double)since(now.ktick, file_base.ktick) * 1e9 / (double)cpu + 0.5);
+    s.own_cpu_ns = since(now.own, file_base.own);
     s.problems = atomic_load(&g_sprof.problems);
     s.write_errno = g_sprof.write_errno;
     *out = s;
@@ -703,6 +736,8 @@ static void *writer_main(void *arg)
             next_maps = now + 100000000ull;
         }
         sprof_io_lock();
+        sprof_control_pass(now);
+        sprof_rotate_pass(now);
         if (rescan) sprof_maps_scan(1);
         period = adapt_period(period, base_period, sprof_drain_all());
         /* a program that took the signal: stop sending it at once (one
@@ -757,6 +792,45 @@ static void write_end(void)
     sprof_out_flush();
 }
 
+int sprof_writer_rotate(const char *next_path)
+{
+    sprof_drain_all();
+    atomic_store(&g_sprof.writer_cpu_ns, sprof_now_ns(CLOCK_THREAD_CPUTIME_ID)); /* called by the writer */
+    end_reason = SPROF_END_ROTATED;
+    emit_stats();
+    write_end();
+    sprof_fd_close(&g_sprof.fd);
+    /* the next file counts from here; the live threads are announced again */
+    count_totals(&file_base);
+    uint64_t live = 0;
+    for (int i = 0, hi = sprof_slots_hi(); i < hi; i++) {
+        struct sprof_thread *t = &g_sprof.threads[i];
+        int st = atomic_load(&t->state);
+        if (st == SLOT_ACTIVE || st == SLOT_EXITED) {
+            t->start_sent = 0;
+            live++;
+        }
+    }
+    file_base.threads = file_base.threads > live ? file_base.threads - live : 0;
+    g_sprof.samples_written = g_sprof.samples_truncated = 0;
+    g_sprof.weight_written = g_sprof.kernel_weight_written = 0;
+    g_sprof.start_mono_ns = sprof_now_ns(CLOCK_MONOTONIC);
+    snprintf(g_sprof.cfg.out_path, sizeof g_sprof.cfg.out_path, "%s", next_path);
+    rotating = 1;
+    int rc = sprof_writer_open(0);
+    rotating = 0;
+    if (rc != 0) { /* warned; record nothing more (fd stays -1: nothing is written) */
+        atomic_store(&g_sprof.running, 0);
+        return -1;
+    }
+    sprof_emit_info();
+    sprof_maps_reset();
+    sprof_maps_scan(1);
+    sprof_drain_all(); /* THREAD starts (and what came meanwhile) */
+    sprof_out_flush();
+    return 0;
+}
+
 /* The end of a trace: drain, STATS, END, close. io_lock is held. The
  * normal stop releases it after; the fatal and _exit paths keep it held,
  * since the process is about to end and the writer thread must not touch
@@ -768,6 +842,7 @@ static void finish_locked(void)
     g_sprof.final_cpu_ns = sprof_now_ns(CLOCK_THREAD_CPUTIME_ID) - t0;
     if (!sprof_signal_still_ours()) sprof_signal_silence();
     sprof_check_blocked_signal();
+    sprof_control_finish();
     emit_stats();
     write_end();
     int silent = g_sprof.fd < 0 || sprof_rule_at_finish(g_sprof.fd);

@@ -198,10 +198,14 @@ struct sprof_rec_stats {
     /* Format 1.3: what went wrong while recording (absent/0 in older files) */
     uint32_t problems;        /* enum sprof_problem bits */
     uint32_t write_errno;     /* PROBLEM_WRITE_FAILED: errno of the write that failed (ENOSPC, EDQUOT, EFBIG...) */
+    /* Format 1.4: recording control */
+    uint64_t paused_cpu_ns;   /* CPU the profiled threads ran while recording was paused (SPROF_START=paused,
+                               * the toggle signal, SPROF_DELAY / SPROF_DURATION); not in cpu_ns_total */
 };
 #define SPROF_REC_STATS_V1_SIZE 64u /* STATS before format 1.1 */
 #define SPROF_REC_STATS_V11_SIZE 104u /* STATS of format 1.1 */
 #define SPROF_REC_STATS_V12_SIZE 112u /* STATS of format 1.2 */
+#define SPROF_REC_STATS_V13_SIZE 120u /* STATS of format 1.3 */
 
 /* STATS.problems (format 1.3): what kept the trace from being complete. */
 enum sprof_problem {
@@ -223,6 +227,7 @@ enum sprof_end_reason {
     SPROF_END_FATAL_SIGNAL = 4, /* a fatal signal (END.signal) sprof saw before the default action ran */
     SPROF_END_WRITE_FAILED = 5, /* writing failed (STATS.write_errno): the runtime cut the file back to
                                  * a whole record to fit STATS and END; sampling went on unrecorded */
+    SPROF_END_ROTATED = 6,      /* format 1.4: SPROF_ROTATE closed this file; the next one continues */
 };
 
 struct sprof_rec_end {
