@@ -79,7 +79,7 @@ with tempfile.TemporaryDirectory() as tmp:
     first = [l for l in out.splitlines() if re.match(r"\s*[\d.]+\s", l)][0]
     check(first.endswith("Foo#hot"), "largest significant self change first: %r" % first)
     check("two-proportion z-test" in out and "Benjamini-Hochberg" in out, "footer states the test")
-    check("before: %s (20000 samples)" % P("before.folded") in out, "header names the before side")
+    check("before: %s (1 run, 20000 samples)" % P("before.folded") in out, "header names the before side")
 
     rc, out, err = run([P("before.folded"), P("after.folded"), "--json"])
     j = rows_json(out)
