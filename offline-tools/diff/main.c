@@ -537,15 +537,19 @@ static int write_svg(const char *path, const side *sides, options *o, char *err,
 {
     static const sprof_fold_format names = { 0 };
     sprof_flame_tree tree;
-    if (sprof_diff_flame_tree(&tree, &sides[0].prof, &sides[1].prof, &names) != 0) {
+    /* One run a side: the floor as in the table. Replicates: the frames are
+     * tested on the summed runs (the floor still applies, so what the
+     * table calls noise is not coloured as a change); the subtitle says so. */
+    if (sprof_diff_flame_tree(&tree, &sides[0].prof, &sides[1].prof, &names, o->floor_pp) != 0) {
         snprintf(err, errlen, "%s: out of memory", path);
         return -1;
     }
     char subtitle[1024];
     int n = snprintf(subtitle, sizeof subtitle,
-                     "widths: after (%llu samples); colour: change of share vs before (%llu samples), BH q < %g = "
-                     "significant",
-                     (unsigned long long)sides[1].samples, (unsigned long long)sides[0].samples, o->alpha);
+                     "widths: after (%llu samples); colour: change of share vs before (%llu samples), BH q < %g and "
+                     "change >= %g pp = significant%s",
+                     (unsigned long long)sides[1].samples, (unsigned long long)sides[0].samples, o->alpha, o->floor_pp,
+                     sides[0].nruns > 1 || sides[1].nruns > 1 ? " (runs summed: not the table's replicate test)" : "");
     for (int i = 0; i < 2 && n > 0 && (size_t)n < sizeof subtitle; i++) {
         char warn[256];
         if (sprof_caveats_short(&sides[i].caveats, warn, sizeof warn))

@@ -40,7 +40,7 @@ static void render(const sprof_profile *p, FILE *sink)
     if (sprof_diff_table_build(&d, twice, 2, twice, 2, 0, &test, err, sizeof err) == 0)
         sprof_diff_table_free(&d);
     sprof_diff_write_folded(p, p, 1, &plain, sink);
-    if (sprof_diff_flame_tree(&t, p, p, &plain) == 0) {
+    if (sprof_diff_flame_tree(&t, p, p, &plain, SPROF_DIFF_DEFAULT_FLOOR_PP) == 0) {
         sprof_flame_options o = { .differential = 1, .minwidth = 0 };
         sprof_flame_write_svg(&t, &o, sink);
         sprof_flame_tree_free(&t);

@@ -102,9 +102,11 @@ int sprof_diff_write_folded(const sprof_profile *before, const sprof_profile *af
 
 /* Build a differential flame tree (after's widths, before's counts in
  * `before`) and set every drawn node's q-value: z-test of its inclusive
- * share, BH-adjusted across all nodes present in after. 0, or -1. */
+ * share (summed runs), BH-adjusted across all nodes present in after; a
+ * node whose change is under floor_pp gets q = 1 (the one-run rule of the
+ * table; pass 0 for no floor). Not replicate-aware. 0, or -1. */
 int sprof_diff_flame_tree(sprof_flame_tree *t, const sprof_profile *before, const sprof_profile *after,
-                          const sprof_fold_format *fmt);
+                          const sprof_fold_format *fmt, double floor_pp);
 
 #ifdef __cplusplus
 }
