@@ -51,6 +51,7 @@ log() { echo "bench/diff: $*" >&2; }
 profile() {
     local exe=$1 out=$2
     shift 2
+    rm -f "$out" # the runtime never overwrites a file: it would write beside it
     SPROF_OUT="$out" SPROF_HZ="$hz" LD_PRELOAD="$lib/libsprof.so" "$exe" "$@" >/dev/null 2>"$work/err" ||
         { log "$exe failed: $(tail -1 "$work/err")"; exit 1; }
 }
@@ -66,18 +67,22 @@ else:
 print(1 if hit else 0)
 PY
 }
+# largest |change| (pp) of any row, self or total
+maxpp() {
+    python3 -c 'import json,sys; print("%.2f" % max([abs(r[m]["change_pp"]) for r in json.load(open(sys.argv[1]))["rows"] for m in ("self","total")] + [0]))' "$1"
+}
 samples() { python3 -c 'import json,sys; print(json.load(open(sys.argv[1]))["before"]["samples"])' "$1"; }
 
 if [ "$pairs" -gt 0 ]; then
     bash "$corpus/build.sh" "$work/corpus" >"$work/build.log" 2>&1 || { tail "$work/build.log" >&2; exit 1; }
 fi
-printf '%-10s %5s %5s %9s %14s %16s %18s\n' program pairs runs samples/run "replicates" "one run (floor)" "one run (no floor)"
+printf '%-10s %5s %5s %9s %14s %16s %18s %s\n' program pairs runs samples/run "replicates" "one run (floor)" "one run (no floor)" "largest A/A move, one run (pp)"
 for p in "${progs[@]}"; do
     [ "$pairs" -gt 0 ] || break
     exe=$work/corpus/$p
     "$bin/sprof-symmap" "$exe" -o "$exe.symmap" --quiet || { log "sprof-symmap failed on $p"; exit 1; }
     args=$(awk -v n="$p" '$1 == n { $1 = ""; print }' "$corpus/programs/args.txt")
-    rep=0 one=0 raw=0 n=0
+    rep=0 one=0 raw=0 n=0 moves=
     for ((i = 1; i <= pairs; i++)); do
         b=() a=()
         for ((k = 1; k <= runs; k++)); do
@@ -87,15 +92,17 @@ for p in "${progs[@]}"; do
             profile "$exe" "$work/a$k.bin" $args
             b+=("$work/b$k.bin") a+=("$work/a$k.bin")
         done
-        "$bin/sprof-diff" --json -b "${b[@]}" "$exe.symmap" -a "${a[@]}" "$exe.symmap" >"$work/rep.json" 2>/dev/null
+        "$bin/sprof-diff" --json -b "${b[@]}" "$exe.symmap" -a "${a[@]}" "$exe.symmap" >"$work/rep.json" \
+            2>"$work/diff.err" || { log "sprof-diff failed: $(tail -1 "$work/diff.err")"; exit 1; }
         "$bin/sprof-diff" --json -b "${b[0]}" "$exe.symmap" -a "${a[0]}" "$exe.symmap" >"$work/one.json" 2>/dev/null
         "$bin/sprof-diff" --json --floor 0 -b "${b[0]}" "$exe.symmap" -a "${a[0]}" "$exe.symmap" >"$work/raw.json" 2>/dev/null
         rep=$((rep + $(flagged "$work/rep.json"))) one=$((one + $(flagged "$work/one.json")))
         raw=$((raw + $(flagged "$work/raw.json")))
         n=$(( $(samples "$work/one.json") ))
+        moves="$moves $(maxpp "$work/one.json")"
         log "$p pair $i: replicates $rep, one run $one, no floor $raw (flagged so far)"
     done
-    printf '%-10s %5d %5d %9d %11d/%-2d %13d/%-2d %15d/%-2d\n' "$p" "$pairs" "$runs" "$n" "$rep" "$pairs" "$one" "$pairs" "$raw" "$pairs"
+    printf '%-10s %5d %5d %9d %11d/%-2d %13d/%-2d %15d/%-2d %s\n' "$p" "$pairs" "$runs" "$n" "$rep" "$pairs" "$one" "$pairs" "$raw" "$pairs" "$moves"
 done
 
 if [ "$trials" -gt 0 ]; then
@@ -111,7 +118,8 @@ if [ "$trials" -gt 0 ]; then
             profile "$work/knob3" "$work/a$k.bin" 130
             b+=("$work/b$k.bin") a+=("$work/a$k.bin")
         done
-        "$bin/sprof-diff" --json -b "${b[@]}" "$work/knob0.symmap" -a "${a[@]}" "$work/knob3.symmap" >"$work/knob.json" 2>/dev/null
+        "$bin/sprof-diff" --json -b "${b[@]}" "$work/knob0.symmap" -a "${a[@]}" "$work/knob3.symmap" \
+            >"$work/knob.json" 2>"$work/diff.err" || { log "sprof-diff failed: $(tail -1 "$work/diff.err")"; exit 1; }
         hits=$((hits + $(flagged "$work/knob.json" parse_rows)))
         log "knob trial $i: parse_rows flagged in $hits"
     done

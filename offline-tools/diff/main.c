@@ -52,7 +52,7 @@ static void usage(FILE *out)
           "  --lines              one row per .rb line instead of per method\n"
           "  --min PP             hide rows whose self and total change less than PP percentage points\n"
           "  --alpha Q            false discovery rate for the significance mark (default 0.05)\n"
-          "  --floor PP           with one run on a side: smallest change that may be significant (default 3)\n"
+          "  --floor PP           with one run on a side: smallest change that may be significant (default 10)\n"
           "  --fail-if 'METHOD:+PP'  exit 3 if METHOD's total share grew by more than PP points, significantly\n"
           "  --fail-if-any +PP    exit 3 if any method's total share grew by more than PP points, significantly\n"
           "  --json               the table as JSON\n"

@@ -55,8 +55,9 @@ assert g["tripped"] and g["exit"] == 3 and [f["name"] for f in g["failures"]] ==
 assert doc["before"]["runs"] == 3 and doc["after"]["runs"] == 3
 PY
 
-# One run a side: variance unknown, so only a change beyond the floor (3 pp) may trip it.
-gate 3 "one run, beyond floor" "$work/before/run1.folded" "$work/slow/run1.folded" --fail-if-any +1
+# One run a side: variance unknown, so only a change beyond the floor (default 10 pp) may trip it.
+gate 0 "one run, default floor" "$work/before/run1.folded" "$work/slow/run1.folded" --fail-if-any +1
+gate 3 "one run, beyond floor" "$work/before/run1.folded" "$work/slow/run1.folded" --fail-if-any +1 --floor 5
 gate 0 "one run, under floor" "$work/before/run1.folded" "$work/slow/run1.folded" --fail-if-any +1 --floor 7
 
 gate 2 "bad rule" --fail-if 'Foo#hot' "$work/before/run1.folded" "$work/slow/run1.folded"

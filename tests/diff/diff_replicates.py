@@ -97,7 +97,7 @@ with tempfile.TemporaryDirectory() as d:
 
     # One run a side: the floor.
     rng = random.Random(7)
-    b1, a1 = runs(d, "b", MIX, rng, 1), runs(d, "s", dict(MIX, **{"Sim#step": 48}), rng, 1)
+    b1, a1 = runs(d, "b", MIX, rng, 1), runs(d, "s", dict(MIX, **{"Sim#step": 80}), rng, 1)
     doc = diff_json(b1, a1)
     under = [n for n, m in flagged(doc)
              if abs({r["name"]: r for r in doc["rows"]}[n][m]["change_pp"]) < doc["floor_pp"]]

@@ -32,6 +32,10 @@ def check(cond, what):
 
 
 def run(args):
+    # These cases test the z-test of one run a side: a 1 pp floor instead of the
+    # default 10 pp lets its -5 pp changes be marked (the floor: diff_replicates.py).
+    if "--floor" not in args:
+        args = ["--floor", "1"] + args
     r = subprocess.run([TOOL] + args, capture_output=True, timeout=60)
     return r.returncode, r.stdout.decode(errors="replace"), r.stderr.decode(errors="replace")
 
