@@ -134,6 +134,14 @@ static int load_runs(side *s, const options *o, char *err, size_t errlen)
         sprof_profile_init(&s->runs[i]);
         s->nruns = i + 1;
         rc = sprof_inputs_load(&one, &s->runs[i], &o->load, err, errlen);
+        uint64_t n_samples = 0;
+        for (size_t k = 0; rc == 0 && k < s->runs[i].nstacks; k++)
+            n_samples += s->runs[i].stacks[k].samples;
+        if (rc == 0 && n_samples == 0) { /* a run of share 0/0 would bias the runs test */
+            snprintf(err, errlen, "%s: no samples (a run of the %s side)",
+                     i < in.ntraces ? in.traces[i] : in.texts[i - in.ntraces], s->label);
+            rc = -1;
+        }
     }
     sprof_inputs_free(&in);
     return rc;
