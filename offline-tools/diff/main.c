@@ -10,6 +10,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "gate.h"
 #include "sprof/accounting.h"
 #include "sprof/caveats.h"
 #include "sprof/cli_load.h"
@@ -25,14 +26,19 @@ typedef struct side {
     const char *label;     /* "before" / "after" */
     const char **files;
     size_t nfiles;
-    sprof_profile prof;
+    sprof_profile prof;    /* all runs summed */
+    sprof_profile *runs;   /* each run alone (one trace with the symmap, or one folded file); == &prof if one */
+    size_t nruns;
     uint64_t samples;
     sprof_caveats caveats; /* incomplete stacks, guessed names (sprof/caveats.h) */
 } side;
 
 typedef struct options {
     int lines, sort_total, json, folded, normalize;
-    double min_pp, alpha;
+    double min_pp, alpha, floor_pp;
+    const char **fail_if;  /* --fail-if METHOD:+PP (borrowed argv strings) */
+    size_t nfail_if;
+    double fail_any_pp;    /* --fail-if-any +PP; NAN if not given */
     const char *svg, *output, *title;
     sprof_flame_options flame;
     sprof_cli_load cli; /* the input options every view shares (sprof/cli_load.h) */
@@ -42,11 +48,15 @@ static void usage(FILE *out)
 {
     fputs("usage: sprof-diff [options] BEFORE AFTER\n"
           "       sprof-diff [options] -b BEFORE_FILE... -a AFTER_FILE...\n"
-          "  each side: a folded file, or sprof trace(s) with their symmap (-b before.bin old.symmap)\n"
+          "  each side: a folded file, or sprof trace(s) with their symmap (-b before.bin old.symmap);\n"
+          "  several traces or folded files on a side are replicate runs (-b r1.bin r2.bin r3.bin app.symmap)\n"
           "  --self | --total     sort by the change of self (default) or total share\n"
           "  --lines              one row per .rb line instead of per method\n"
           "  --min PP             hide rows whose self and total change less than PP percentage points\n"
           "  --alpha Q            false discovery rate for the significance mark (default 0.05)\n"
+          "  --floor PP           with one run on a side: smallest change that may be significant (default 10)\n"
+          "  --fail-if 'METHOD:+PP'  exit 3 if METHOD's total share grew by more than PP points, significantly\n"
+          "  --fail-if-any +PP    exit 3 if any method's total share grew by more than PP points, significantly\n"
           "  --json               the table as JSON\n"
           "  --folded             difffolded-compatible \"stack before after\" lines instead of the table\n"
           "  --normalize          with --folded: scale before's counts to after's total (difffolded.pl -n)\n"
@@ -104,26 +114,75 @@ static int load_side(side *s, const options *o, char *err, size_t errlen)
     return 0;
 }
 
+/* Load each run of a side alone: every trace (with the side's symmap) and
+ * every text file is one run. One run: the summed profile is the run. */
+static int load_runs(side *s, const options *o, char *err, size_t errlen)
+{
+    sprof_inputs in;
+    if (sprof_inputs_classify(&in, s->files, s->nfiles, NULL, err, errlen) != 0)
+        return -1;
+    size_t n = in.ntraces + in.ntexts;
+    int rc = 0;
+    if (n <= 1) {
+        s->runs = &s->prof;
+        s->nruns = 1;
+    } else if (!(s->runs = calloc(n, sizeof *s->runs))) {
+        snprintf(err, errlen, "out of memory");
+        rc = -1;
+    }
+    for (size_t i = 0; rc == 0 && n > 1 && i < n; i++) {
+        sprof_inputs one = { .symmap = in.symmap };
+        if (i < in.ntraces) {
+            one.traces = &in.traces[i];
+            one.ntraces = 1;
+        } else {
+            one.texts = &in.texts[i - in.ntraces];
+            one.text_kinds = &in.text_kinds[i - in.ntraces];
+            one.ntexts = 1;
+        }
+        sprof_profile_init(&s->runs[i]);
+        s->nruns = i + 1;
+        rc = sprof_inputs_load(&one, &s->runs[i], &o->cli.load, err, errlen);
+        uint64_t n_samples = 0;
+        for (size_t k = 0; rc == 0 && k < s->runs[i].nstacks; k++)
+            n_samples += s->runs[i].stacks[k].samples;
+        if (rc == 0 && n_samples == 0) { /* a run of share 0/0 would bias the runs test */
+            snprintf(err, errlen, "%s: no samples (a run of the %s side)",
+                     i < in.ntraces ? in.traces[i] : in.texts[i - in.ntraces], s->label);
+            rc = -1;
+        }
+    }
+    sprof_inputs_free(&in);
+    return rc;
+}
+
+static void free_runs(side *s)
+{
+    if (s->runs != &s->prof) {
+        for (size_t i = 0; i < s->nruns; i++)
+            sprof_profile_free(&s->runs[i]);
+        free(s->runs);
+    }
+}
+
 /* ---- the table ---- */
 
 typedef struct sort_ctx {
     const sprof_diff_table *t;
     int by_total;
-    double alpha;
 } sort_ctx;
 static sort_ctx g_sort;
 
-static int row_significant(const sprof_diff_row *r, int total, double alpha)
+static int row_significant(const sprof_diff_row *r, int total)
 {
-    double q = total ? r->total_q : r->self_q;
-    return !isnan(q) && q < alpha;
+    return total ? r->total_sig : r->self_sig;
 }
 
 static int by_change(const void *a, const void *b)
 {
     const sprof_diff_row *x = *(const sprof_diff_row *const *)a, *y = *(const sprof_diff_row *const *)b;
-    int sx = row_significant(x, g_sort.by_total, g_sort.alpha);
-    int sy = row_significant(y, g_sort.by_total, g_sort.alpha);
+    int sx = row_significant(x, g_sort.by_total);
+    int sy = row_significant(y, g_sort.by_total);
     if (sx != sy)
         return sy - sx;
     double (*primary)(const sprof_diff_table *, const sprof_diff_row *) =
@@ -140,9 +199,9 @@ static int by_change(const void *a, const void *b)
     return strcmp(x->key, y->key);
 }
 
-static const char *mark(double q, double alpha)
+static const char *mark(int sig, double q)
 {
-    if (isnan(q) || q >= alpha)
+    if (!sig)
         return "";
     return q < 0.001 ? "***" : q < 0.01 ? "**" : "*";
 }
@@ -174,9 +233,11 @@ static void write_table(FILE *out, const sprof_diff_table *t, sprof_diff_row **r
     const char *what = o->lines ? "line" : "method";
     fputs("before: ", out);
     print_files(out, &sides[0]);
-    fprintf(out, " (%llu samples)\nafter:  ", (unsigned long long)sides[0].samples);
+    fprintf(out, " (%zu run%s, %llu samples)\nafter:  ", sides[0].nruns, sides[0].nruns == 1 ? "" : "s",
+            (unsigned long long)sides[0].samples);
     print_files(out, &sides[1]);
-    fprintf(out, " (%llu samples)\n", (unsigned long long)sides[1].samples);
+    fprintf(out, " (%zu run%s, %llu samples)\n", sides[1].nruns, sides[1].nruns == 1 ? "" : "s",
+            (unsigned long long)sides[1].samples);
     char text[1024];
     for (int i = 0; i < 2; i++)
         for (int w = 0; w < SPROF_CAVEAT_COUNT; w++)
@@ -193,9 +254,9 @@ static void write_table(FILE *out, const sprof_diff_table *t, sprof_diff_row **r
             continue;
         shown++;
         fprintf(out, "%8.2f %8.2f %+9.2f %-4s   %8.2f %8.2f %+9.2f %-4s  %-7s  %s", share(r->self[0], t->n[0]),
-                share(r->self[1], t->n[1]), sprof_diff_self_pp(t, r), mark(r->self_q, o->alpha),
+                share(r->self[1], t->n[1]), sprof_diff_self_pp(t, r), mark(r->self_sig, r->self_q),
                 share(r->total[0], t->n[0]), share(r->total[1], t->n[1]), sprof_diff_total_pp(t, r),
-                mark(r->total_q, o->alpha), cost_word(r->cost), r->key);
+                mark(r->total_sig, r->total_q), cost_word(r->cost), r->key);
         if (o->lines && strcmp(r->method, r->key) != 0)
             fprintf(out, " (%s)", r->method);
         fputc('\n', out);
@@ -206,11 +267,20 @@ static void write_table(FILE *out, const sprof_diff_table *t, sprof_diff_row **r
     fprintf(out, "; sorted by the %s change, significant first. change = after %% - before %% in percentage "
                  "points.\n",
             o->sort_total ? "total" : "self");
-    fprintf(out,
-            "sig: two-sided two-proportion z-test on sample counts, per %s, self and total separately; "
-            "Benjamini-Hochberg false-discovery-rate correction across all %zu tests; * q < %g, ** q < 0.01, "
-            "*** q < 0.001. No mark: the change is within sampling noise.\n",
-            what, t->ntests, o->alpha);
+    if (t->replicated)
+        fprintf(out,
+                "sig: Welch's t-test on the per-run shares (%zu vs %zu runs; each side's variance at least the "
+                "binomial one), per %s, self and total separately; Benjamini-Hochberg false-discovery-rate "
+                "correction across all %zu tests; * q < %g, ** q < 0.01, *** q < 0.001. No mark: the change is "
+                "within run-to-run and sampling noise.\n",
+                t->nruns[0], t->nruns[1], what, t->ntests, o->alpha);
+    else
+        fprintf(out,
+                "sig: one run on a side, so run-to-run variance is unknown: two-sided two-proportion z-test on "
+                "sample counts, per %s, self and total separately, Benjamini-Hochberg correction across all %zu "
+                "tests (* q < %g, ** q < 0.01, *** q < 0.001), and marked only if the change is at least %.2f pp "
+                "(--floor). Give 2 or more runs a side (3 recommended) for a test of run-to-run noise.\n",
+                what, t->ntests, o->alpha, t->test.floor_pp);
 }
 
 static void json_num(FILE *out, double v)
@@ -222,7 +292,7 @@ static void json_num(FILE *out, double v)
 }
 
 static void json_measure(FILE *out, const sprof_diff_table *t, const uint64_t *x, double pp, double z, double p,
-                         double q, double alpha)
+                         double q, int sig)
 {
     fprintf(out, "{\"before\":%llu,\"after\":%llu,\"before_pct\":", (unsigned long long)x[0],
             (unsigned long long)x[1]);
@@ -237,7 +307,7 @@ static void json_measure(FILE *out, const sprof_diff_table *t, const uint64_t *x
     json_num(out, p);
     fputs(",\"q\":", out);
     json_num(out, q);
-    fprintf(out, ",\"significant\":%s}", !isnan(q) && q < alpha ? "true" : "false");
+    fprintf(out, ",\"significant\":%s}", sig ? "true" : "false");
 }
 
 static void json_files(FILE *out, const side *s)
@@ -248,11 +318,21 @@ static void json_files(FILE *out, const side *s)
             fputc(',', out);
         sprof_json_string(out, s->files[i]);
     }
-    fprintf(out, "],\"samples\":%llu}", (unsigned long long)s->samples);
+    fprintf(out, "],\"runs\":%zu,\"samples\":%llu}", s->nruns, (unsigned long long)s->samples);
+}
+
+static const char *test_name(const sprof_diff_table *t)
+{
+    return t->replicated ? "Welch t-test on per-run shares per row (each side's variance at least the binomial "
+                           "variance of one run's share), self and total separately; Benjamini-Hochberg adjusted "
+                           "q-values across all tests"
+                         : "one run on a side (run-to-run variance unknown): two-sided pooled two-proportion z-test "
+                           "on sample counts per row, self and total separately; Benjamini-Hochberg adjusted "
+                           "q-values across all tests; significant only if the change is at least floor_pp";
 }
 
 static void write_json(FILE *out, const sprof_diff_table *t, sprof_diff_row **rows, size_t nrows,
-                       const side *sides, const options *o)
+                       const side *sides, const options *o, const gate *g)
 {
     fputs("{\"before\":", out);
     json_files(out, &sides[0]);
@@ -274,10 +354,12 @@ static void write_json(FILE *out, const sprof_diff_table *t, sprof_diff_row **ro
             (unsigned long long)sides[0].caveats.incomplete, (unsigned long long)sides[1].caveats.incomplete,
             (unsigned long long)sides[0].caveats.approx_names, (unsigned long long)sides[1].caveats.approx_names);
     fprintf(out,
-            ",\"by\":\"%s\",\"sort\":\"%s\",\"min_pp\":%g,\"alpha\":%g,"
-            "\"test\":\"two-sided pooled two-proportion z-test on sample counts per row, self and total "
-            "separately; Benjamini-Hochberg adjusted q-values across all tests\",\"tests\":%zu,\"rows\":[",
-            o->lines ? "line" : "method", o->sort_total ? "total" : "self", o->min_pp, o->alpha, t->ntests);
+            ",\"by\":\"%s\",\"sort\":\"%s\",\"min_pp\":%g,\"alpha\":%g,\"floor_pp\":",
+            o->lines ? "line" : "method", o->sort_total ? "total" : "self", o->min_pp, o->alpha);
+    json_num(out, t->replicated ? NAN : t->test.floor_pp); /* null: the runs test needs no floor */
+    fprintf(out, ",\"test\":\"%s\",\"tests\":%zu,", test_name(t), t->ntests);
+    gate_write_json(out, g);
+    fputs("\"rows\":[", out);
     int first = 1;
     for (size_t i = 0; i < nrows; i++) {
         const sprof_diff_row *r = rows[i];
@@ -289,9 +371,9 @@ static void write_json(FILE *out, const sprof_diff_table *t, sprof_diff_row **ro
         fputs(",\"method\":", out);
         sprof_json_string(out, r->method);
         fprintf(out, ",\"class\":\"%s\",\"self\":", cost_word(r->cost));
-        json_measure(out, t, r->self, sprof_diff_self_pp(t, r), r->self_z, r->self_p, r->self_q, o->alpha);
+        json_measure(out, t, r->self, sprof_diff_self_pp(t, r), r->self_z, r->self_p, r->self_q, r->self_sig);
         fputs(",\"total\":", out);
-        json_measure(out, t, r->total, sprof_diff_total_pp(t, r), r->total_z, r->total_p, r->total_q, o->alpha);
+        json_measure(out, t, r->total, sprof_diff_total_pp(t, r), r->total_z, r->total_p, r->total_q, r->total_sig);
         fputc('}', out);
     }
     fputs("\n]}\n", out);
@@ -361,7 +443,8 @@ static int shared_option(int argc, char **argv, int *i, options *o)
     return 0;
 }
 
-static int parse_args(int argc, char **argv, options *o, side *sides, const char **positional, size_t *npos)
+static int parse_args(int argc, char **argv, options *o, gate *g, side *sides, const char **positional,
+                      size_t *npos)
 {
     *npos = 0;
     for (int i = 1; i < argc; i++) {
@@ -405,6 +488,15 @@ static int parse_args(int argc, char **argv, options *o, side *sides, const char
                 return -1;
         } else if (is_opt(a, "--alpha")) {
             if (!(v = opt_value(argc, argv, &i, "--alpha")) || parse_double("--alpha", v, 1e-12, 1, &o->alpha))
+                return -1;
+        } else if (is_opt(a, "--floor")) { /* issue 19: replicates and the CI gate */
+            if (!(v = opt_value(argc, argv, &i, "--floor")) || parse_double("--floor", v, 0, 100, &o->floor_pp))
+                return -1;
+        } else if (is_opt(a, "--fail-if")) {
+            if (!(v = opt_value(argc, argv, &i, "--fail-if")) || gate_add_rule(g, v, 0) != 0)
+                return -1;
+        } else if (is_opt(a, "--fail-if-any")) {
+            if (!(v = opt_value(argc, argv, &i, "--fail-if-any")) || gate_add_rule(g, v, 1) != 0)
                 return -1;
         } else if (is_opt(a, "--svg")) {
             if (!(o->svg = opt_value(argc, argv, &i, "--svg")))
@@ -475,7 +567,7 @@ static int parse_args(int argc, char **argv, options *o, side *sides, const char
 }
 
 /* The main output (table, JSON or folded), rendered into memory. */
-static int render_main(FILE *out, const sprof_diff_table *t, const side *sides, const options *o)
+static int render_main(FILE *out, const sprof_diff_table *t, const side *sides, const options *o, const gate *g)
 {
     if (o->folded) {
         static const sprof_fold_format names = { 0 };
@@ -486,10 +578,10 @@ static int render_main(FILE *out, const sprof_diff_table *t, const side *sides, 
         return -1;
     for (size_t i = 0; i < t->nrows; i++)
         rows[i] = &t->rows[i];
-    g_sort = (sort_ctx){ t, o->sort_total, o->alpha };
+    g_sort = (sort_ctx){ t, o->sort_total };
     qsort(rows, t->nrows, sizeof *rows, by_change);
     if (o->json)
-        write_json(out, t, rows, t->nrows, sides, o);
+        write_json(out, t, rows, t->nrows, sides, o, g);
     else
         write_table(out, t, rows, t->nrows, sides, o);
     free(rows);
@@ -500,15 +592,19 @@ static int write_svg(const char *path, const side *sides, options *o, char *err,
 {
     static const sprof_fold_format names = { 0 };
     sprof_flame_tree tree;
-    if (sprof_diff_flame_tree(&tree, &sides[0].prof, &sides[1].prof, &names) != 0) {
+    /* One run a side: the floor as in the table. Replicates: the frames are
+     * tested on the summed runs (the floor still applies, so what the
+     * table calls noise is not coloured as a change); the subtitle says so. */
+    if (sprof_diff_flame_tree(&tree, &sides[0].prof, &sides[1].prof, &names, o->floor_pp) != 0) {
         snprintf(err, errlen, "%s: out of memory", path);
         return -1;
     }
     char subtitle[1024];
     int n = snprintf(subtitle, sizeof subtitle,
-                     "widths: after (%llu samples); colour: change of share vs before (%llu samples), BH q < %g = "
-                     "significant",
-                     (unsigned long long)sides[1].samples, (unsigned long long)sides[0].samples, o->alpha);
+                     "widths: after (%llu samples); colour: change of share vs before (%llu samples), BH q < %g and "
+                     "change >= %g pp = significant%s",
+                     (unsigned long long)sides[1].samples, (unsigned long long)sides[0].samples, o->alpha, o->floor_pp,
+                     sides[0].nruns > 1 || sides[1].nruns > 1 ? " (runs summed: not the table's replicate test)" : "");
     for (int i = 0; i < 2 && n > 0 && (size_t)n < sizeof subtitle; i++) {
         char warn[256];
         if (sprof_caveats_short(&sides[i].caveats, warn, sizeof warn))
@@ -535,27 +631,34 @@ static int write_svg(const char *path, const side *sides, options *o, char *err,
 
 int main(int argc, char **argv)
 {
-    options o = { .alpha = 0.05, .flame = { .minwidth = 0.1 } };
+    options o = { .alpha = 0.05, .floor_pp = SPROF_DIFF_DEFAULT_FLOOR_PP, .flame = { .minwidth = 0.1 } };
+    gate g = { 0 };
     side sides[2] = { { .label = "before" }, { .label = "after" } };
     const char **positional = calloc((size_t)argc, sizeof *positional);
     size_t npos;
     if (!positional)
         return fail("out of memory");
-    if (parse_args(argc, argv, &o, sides, positional, &npos) != 0) {
+    if (parse_args(argc, argv, &o, &g, sides, positional, &npos) != 0) {
         free(positional);
         sprof_cli_load_free(&o.cli);
+        gate_free(&g);
         return SPROF_EXIT_USAGE;
     }
     char err[1024];
     int rc = 0;
     sprof_profile_init(&sides[0].prof);
     sprof_profile_init(&sides[1].prof);
-    if (load_side(&sides[0], &o, err, sizeof err) != 0 || load_side(&sides[1], &o, err, sizeof err) != 0)
+    if (load_side(&sides[0], &o, err, sizeof err) != 0 || load_side(&sides[1], &o, err, sizeof err) != 0 ||
+        load_runs(&sides[0], &o, err, sizeof err) != 0 || load_runs(&sides[1], &o, err, sizeof err) != 0)
         rc = fail(err);
 
     sprof_diff_table table = { 0 };
-    if (rc == 0 && sprof_diff_table_build(&table, &sides[0].prof, &sides[1].prof, o.lines, err, sizeof err) != 0)
+    const sprof_diff_test test = { .alpha = o.alpha, .floor_pp = o.floor_pp };
+    if (rc == 0 && sprof_diff_table_build(&table, sides[0].runs, sides[0].nruns, sides[1].runs, sides[1].nruns,
+                                          o.lines, &test, err, sizeof err) != 0)
         rc = fail(err);
+    if (rc == 0 && gate_check(&g, &table) != 0)
+        rc = fail("out of memory");
     if (rc == 0 && o.lines && table.nrows == 0)
         rc = fail("--lines: neither side has .rb line information (traces with a symmap, or folded "
                   "files written with sprof-fold --lines)");
@@ -580,7 +683,7 @@ int main(int argc, char **argv)
     size_t len = 0;
     if (rc == 0) {
         FILE *mem = open_memstream(&buf, &len);
-        int r = mem ? render_main(mem, &table, sides, &o) : -1;
+        int r = mem ? render_main(mem, &table, sides, &o, &g) : -1;
         if (!mem || fclose(mem) != 0 || r != 0)
             rc = fail("out of memory");
     }
@@ -603,6 +706,14 @@ int main(int argc, char **argv)
         }
     }
     free(buf);
+    if (rc == 0) { /* the verdict last, after the output it judges */
+        gate_print_verdict(stderr, &g);
+        if (g.nhits)
+            rc = SPROF_DIFF_EXIT_GATE;
+    }
+    gate_free(&g);
+    free_runs(&sides[0]);
+    free_runs(&sides[1]);
     sprof_diff_table_free(&table);
     sprof_profile_free(&sides[0].prof);
     sprof_profile_free(&sides[1].prof);

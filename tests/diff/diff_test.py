@@ -32,6 +32,10 @@ def check(cond, what):
 
 
 def run(args):
+    # These cases test the z-test of one run a side: a 1 pp floor instead of the
+    # default 10 pp lets its -5 pp changes be marked (the floor: diff_replicates.py).
+    if "--floor" not in args:
+        args = ["--floor", "1"] + args
     r = subprocess.run([TOOL] + args, capture_output=True, timeout=60)
     return r.returncode, r.stdout.decode(errors="replace"), r.stderr.decode(errors="replace")
 
@@ -79,7 +83,7 @@ with tempfile.TemporaryDirectory() as tmp:
     first = [l for l in out.splitlines() if re.match(r"\s*[\d.]+\s", l)][0]
     check(first.endswith("Foo#hot"), "largest significant self change first: %r" % first)
     check("two-proportion z-test" in out and "Benjamini-Hochberg" in out, "footer states the test")
-    check("before: %s (20000 samples)" % P("before.folded") in out, "header names the before side")
+    check("before: %s (1 run, 20000 samples)" % P("before.folded") in out, "header names the before side")
 
     rc, out, err = run([P("before.folded"), P("after.folded"), "--json"])
     j = rows_json(out)

@@ -31,12 +31,16 @@ static void render(const sprof_profile *p, FILE *sink)
 
     char err[256];
     sprof_diff_table d;
-    if (sprof_diff_table_build(&d, p, p, 1, err, sizeof err) == 0)
+    const sprof_diff_test test = { .alpha = 0.05, .floor_pp = SPROF_DIFF_DEFAULT_FLOOR_PP };
+    if (sprof_diff_table_build(&d, p, 1, p, 1, 1, &test, err, sizeof err) == 0)
         sprof_diff_table_free(&d);
-    if (sprof_diff_table_build(&d, p, p, 0, err, sizeof err) == 0)
+    if (sprof_diff_table_build(&d, p, 1, p, 1, 0, &test, err, sizeof err) == 0)
+        sprof_diff_table_free(&d);
+    const sprof_profile twice[2] = { *p, *p }; /* replicates: the runs test */
+    if (sprof_diff_table_build(&d, twice, 2, twice, 2, 0, &test, err, sizeof err) == 0)
         sprof_diff_table_free(&d);
     sprof_diff_write_folded(p, p, 1, &plain, sink);
-    if (sprof_diff_flame_tree(&t, p, p, &plain) == 0) {
+    if (sprof_diff_flame_tree(&t, p, p, &plain, SPROF_DIFF_DEFAULT_FLOOR_PP) == 0) {
         sprof_flame_options o = { .differential = 1, .minwidth = 0 };
         sprof_flame_write_svg(&t, &o, sink);
         sprof_flame_tree_free(&t);

@@ -1,4 +1,5 @@
-/* The statistics of sprof-diff: the pooled two-proportion z-test and the
+/* The statistics of sprof-diff: the pooled two-proportion z-test (one run
+ * a side), Welch's t-test on per-run shares (replicates) and the
  * Benjamini-Hochberg false-discovery-rate adjustment. */
 #include "sprof/diff.h"
 
@@ -20,6 +21,100 @@ double sprof_diff_ztest(uint64_t x1, uint64_t n1, uint64_t x2, uint64_t n2, doub
     if (z)
         *z = zz;
     return erfc(fabs(zz) / sqrt(2.0));
+}
+
+/* Continued fraction of the regularized incomplete beta function
+ * (modified Lentz), valid for x < (a + 1) / (a + b + 2). */
+static double beta_fraction(double a, double b, double x)
+{
+    const double tiny = 1e-300;
+    double c = 1, d = 1 - (a + b) * x / (a + 1);
+    d = 1 / (fabs(d) < tiny ? tiny : d);
+    double h = d;
+    for (int m = 1; m <= 300; m++) {
+        double m2 = 2.0 * m;
+        double num = m * (b - m) * x / ((a + m2 - 1) * (a + m2));
+        for (int step = 0; step < 2; step++) {
+            d = 1 + num * d;
+            d = 1 / (fabs(d) < tiny ? tiny : d);
+            c = 1 + num / c;
+            c = fabs(c) < tiny ? tiny : c;
+            h *= d * c;
+            num = -(a + m) * (a + b + m) * x / ((a + m2) * (a + m2 + 1));
+        }
+        if (fabs(d * c - 1) < 1e-12)
+            break;
+    }
+    return h;
+}
+
+/* I_x(a, b). */
+static double incomplete_beta(double a, double b, double x)
+{
+    if (x <= 0)
+        return 0;
+    if (x >= 1)
+        return 1;
+    double front = exp(lgamma(a + b) - lgamma(a) - lgamma(b) + a * log(x) + b * log1p(-x));
+    if (x < (a + 1) / (a + b + 2))
+        return front * beta_fraction(a, b, x) / a;
+    return 1 - front * beta_fraction(b, a, 1 - x) / b;
+}
+
+double sprof_diff_t_pvalue(double t, double df)
+{
+    if (isnan(t) || !(df > 0))
+        return 1.0;
+    if (isinf(t))
+        return 0.0;
+    return incomplete_beta(df / 2, 0.5, df / (df + t * t));
+}
+
+/* Mean and sample variance of the shares x[i]/n[i]; *nbar: mean run size. */
+static void share_moments(const uint64_t *x, const uint64_t *n, size_t k, double *mean, double *var, double *nbar)
+{
+    double sum = 0, sumn = 0;
+    for (size_t i = 0; i < k; i++) {
+        sum += n[i] ? (double)x[i] / (double)n[i] : 0;
+        sumn += (double)n[i];
+    }
+    *mean = sum / (double)k;
+    *nbar = sumn / (double)k;
+    double ss = 0;
+    for (size_t i = 0; i < k; i++) {
+        double d = (n[i] ? (double)x[i] / (double)n[i] : 0) - *mean;
+        ss += d * d;
+    }
+    *var = ss / (double)(k - 1);
+}
+
+double sprof_diff_runs_test(const uint64_t *x0, const uint64_t *n0, size_t k0, const uint64_t *x1, const uint64_t *n1,
+                            size_t k1, double *t)
+{
+    if (t)
+        *t = 0;
+    if (k0 < 2 || k1 < 2)
+        return 1.0;
+    double m0, v0, nb0, m1, v1, nb1;
+    share_moments(x0, n0, k0, &m0, &v0, &nb0);
+    share_moments(x1, n1, k1, &m1, &v1, &nb1);
+    if (!(nb0 > 0) || !(nb1 > 0))
+        return 1.0;
+    /* The floor: binomial variance of one run's share at the pooled share. */
+    double pooled = (m0 + m1) / 2;
+    double binom = pooled * (1 - pooled);
+    if (v0 < binom / nb0)
+        v0 = binom / nb0;
+    if (v1 < binom / nb1)
+        v1 = binom / nb1;
+    double e0 = v0 / (double)k0, e1 = v1 / (double)k1;
+    if (!(e0 + e1 > 0))
+        return 1.0; /* both shares 0 or both 1 in every run */
+    double tt = (m1 - m0) / sqrt(e0 + e1);
+    double df = (e0 + e1) * (e0 + e1) / (e0 * e0 / (double)(k0 - 1) + e1 * e1 / (double)(k1 - 1));
+    if (t)
+        *t = tt;
+    return sprof_diff_t_pvalue(tt, df);
 }
 
 typedef struct ranked {

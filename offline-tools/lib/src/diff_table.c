@@ -1,5 +1,6 @@
 /* The before/after table of sprof-diff: self and total sample counts per
- * method (or .rb line) on both sides, joined by name, then tested. */
+ * method (or .rb line) on both sides, per run and summed, joined by name,
+ * then tested. */
 #include "sprof/diff.h"
 
 #include <math.h>
@@ -67,6 +68,17 @@ static size_t row_of(builder *b, const char *key, const char *method, uint8_t co
         free(e);
         return SIZE_MAX;
     }
+    size_t k = t->nruns[0] + t->nruns[1];
+    r->run_self[0] = calloc(2 * k, sizeof(uint64_t)); /* one block: self, then total, per side */
+    if (!r->run_self[0]) {
+        free(r->key);
+        free(r->method);
+        free(e);
+        return SIZE_MAX;
+    }
+    r->run_self[1] = r->run_self[0] + t->nruns[0];
+    r->run_total[0] = r->run_self[0] + k;
+    r->run_total[1] = r->run_total[0] + t->nruns[0];
     r->cost = cost;
     e->row = t->nrows;
     b->stamp[t->nrows] = 0;
@@ -110,7 +122,8 @@ static int key_frames(builder *b, const sprof_profile *p, int by_lines, size_t *
     return 0;
 }
 
-static int add_side(builder *b, const sprof_profile *p, int side, int by_lines)
+/* Add run `run` of `side`: to its per-run counts and the side's sums. */
+static int add_run(builder *b, const sprof_profile *p, int side, size_t run, int by_lines)
 {
     size_t *rows = malloc((p->nframes ? p->nframes : 1) * sizeof *rows);
     if (!rows || key_frames(b, p, by_lines, rows) != 0) {
@@ -124,6 +137,7 @@ static int add_side(builder *b, const sprof_profile *p, int side, int by_lines)
         const sprof_pstack *st = &p->stacks[s];
         uint64_t w = st->samples;
         add_sat(&t->n[side], w);
+        add_sat(&t->run_n[side][run], w);
         if (w == 0)
             continue;
         /* self: the leaf; with --lines, the innermost .rb line. */
@@ -133,6 +147,7 @@ static int add_side(builder *b, const sprof_profile *p, int side, int by_lines)
                 continue;
             if (rows[f] != NO_ROW) {
                 add_sat(&t->rows[rows[f]].self[side], w);
+                add_sat(&t->rows[rows[f]].run_self[side][run], w);
                 break;
             }
             if (!by_lines)
@@ -148,6 +163,7 @@ static int add_side(builder *b, const sprof_profile *p, int side, int by_lines)
                 continue;
             b->stamp[r] = s + 1;
             add_sat(&t->rows[r].total[side], w);
+            add_sat(&t->rows[r].run_total[side][run], w);
         }
     }
     free(rows);
@@ -168,7 +184,23 @@ double sprof_diff_total_pp(const sprof_diff_table *t, const sprof_diff_row *r)
     return a - b;
 }
 
-/* z-test every (row, self|total) with a non-zero count, then BH across them all. */
+/* p-value of one measure of a row: the runs test with replicates on both
+ * sides, else the z-test on the summed counts. */
+static double test_measure(const sprof_diff_table *t, uint64_t *const sum, uint64_t *const *runs, double *stat)
+{
+    if (t->replicated)
+        return sprof_diff_runs_test(runs[0], t->run_n[0], t->nruns[0], runs[1], t->run_n[1], t->nruns[1], stat);
+    return sprof_diff_ztest(sum[0], t->n[0], sum[1], t->n[1], stat);
+}
+
+static int significant(const sprof_diff_table *t, double q, double pp)
+{
+    if (isnan(q) || !(q < t->test.alpha))
+        return 0;
+    return t->replicated || fabs(pp) >= t->test.floor_pp;
+}
+
+/* Test every (row, self|total) with a non-zero count, then BH across them all. */
 static int run_tests(sprof_diff_table *t)
 {
     size_t n = t->nrows;
@@ -181,11 +213,11 @@ static int run_tests(sprof_diff_table *t)
         r->self_z = r->self_p = r->self_q = NAN;
         r->total_z = r->total_p = r->total_q = NAN;
         if (r->self[0] + r->self[1] > 0) {
-            r->self_p = sprof_diff_ztest(r->self[0], t->n[0], r->self[1], t->n[1], &r->self_z);
+            r->self_p = test_measure(t, r->self, r->run_self, &r->self_z);
             t->ntests++;
         }
         if (r->total[0] + r->total[1] > 0) {
-            r->total_p = sprof_diff_ztest(r->total[0], t->n[0], r->total[1], t->n[1], &r->total_z);
+            r->total_p = test_measure(t, r->total, r->run_total, &r->total_z);
             t->ntests++;
         }
         p[2 * i] = r->self_p;
@@ -196,20 +228,40 @@ static int run_tests(sprof_diff_table *t)
         return -1;
     }
     for (size_t i = 0; i < n; i++) {
-        t->rows[i].self_q = p[2 * i];
-        t->rows[i].total_q = p[2 * i + 1];
+        sprof_diff_row *r = &t->rows[i];
+        r->self_q = p[2 * i];
+        r->total_q = p[2 * i + 1];
+        r->self_sig = significant(t, r->self_q, sprof_diff_self_pp(t, r));
+        r->total_sig = significant(t, r->total_q, sprof_diff_total_pp(t, r));
     }
     free(p);
     return 0;
 }
 
-int sprof_diff_table_build(sprof_diff_table *t, const sprof_profile *before, const sprof_profile *after,
-                           int by_lines, char *err, size_t errlen)
+static int add_runs(builder *b, const sprof_profile *runs, size_t nruns, int side, int by_lines)
+{
+    for (size_t i = 0; i < nruns; i++)
+        if (add_run(b, &runs[i], side, i, by_lines) != 0)
+            return -1;
+    return 0;
+}
+
+int sprof_diff_table_build(sprof_diff_table *t, const sprof_profile *before, size_t nbefore,
+                           const sprof_profile *after, size_t nafter, int by_lines, const sprof_diff_test *test,
+                           char *err, size_t errlen)
 {
     memset(t, 0, sizeof *t);
+    t->test = *test;
+    t->nruns[0] = nbefore;
+    t->nruns[1] = nafter;
+    t->replicated = nbefore >= 2 && nafter >= 2;
     builder b = { .t = t };
     int rc = 0;
-    if (add_side(&b, before, 0, by_lines) != 0 || add_side(&b, after, 1, by_lines) != 0 || run_tests(t) != 0) {
+    t->run_n[0] = calloc(nbefore + nafter + 1, sizeof(uint64_t));
+    if (t->run_n[0])
+        t->run_n[1] = t->run_n[0] + nbefore;
+    if (!t->run_n[0] || add_runs(&b, before, nbefore, 0, by_lines) != 0 ||
+        add_runs(&b, after, nafter, 1, by_lines) != 0 || run_tests(t) != 0) {
         snprintf(err, errlen, "sprof-diff: out of memory");
         rc = -1;
     }
@@ -229,7 +281,9 @@ void sprof_diff_table_free(sprof_diff_table *t)
     for (size_t i = 0; i < t->nrows; i++) {
         free(t->rows[i].key);
         free(t->rows[i].method);
+        free(t->rows[i].run_self[0]);
     }
     free(t->rows);
+    free(t->run_n[0]);
     memset(t, 0, sizeof *t);
 }

@@ -1,14 +1,18 @@
-/* Before/after comparison of two profiles joined by frame names (never by
- * address: the two sides may come from different builds).
+/* Before/after comparison of profiles joined by frame names (never by
+ * address: the two sides may come from different builds). Each side is
+ * one or more runs (replicates) of the program.
  *
- * Significance: for every method (or .rb line) and for each of its self
- * and total counts, a two-sided two-proportion z-test on sample counts
- * (x_before of n_before vs x_after of n_after, pooled variance), then the
- * Benjamini-Hochberg step-up adjustment across every test in the table
- * (q-values: the false discovery rate at which the change would be
- * called significant). Tests whose count is 0 on both sides are not run
- * and are not part of the family. Samples are treated as independent
- * draws, which sampling profiles approximate; see docs/diff.md. */
+ * Significance, for every method (or .rb line) and for each of its self
+ * and total shares (docs/diff.md "The test"):
+ *  - 2 or more runs per side: Welch's t-test on the per-run shares, each
+ *    side's variance at least the binomial variance of one run's share
+ *    (sampling noise is a floor under run-to-run noise);
+ *  - 1 run on a side: run-to-run variance is unknown; the pooled
+ *    two-proportion z-test on sample counts, and a change is significant
+ *    only if it is also at least floor_pp percentage points.
+ * Then the Benjamini-Hochberg step-up adjustment across every test in the
+ * table (q-values). Tests whose count is 0 on both sides are not run and
+ * are not part of the family. */
 #ifndef SPROF_DIFF_H
 #define SPROF_DIFF_H
 
@@ -28,6 +32,18 @@ extern "C" {
  * 1 when there is nothing to test (n1 or n2 is 0, or both shares are 0 or 1). */
 double sprof_diff_ztest(uint64_t x1, uint64_t n1, uint64_t x2, uint64_t n2, double *z);
 
+/* Two-sided p-value of Welch's t-test of the per-run shares x0[i]/n0[i]
+ * (k0 runs) against x1[i]/n1[i] (k1 runs), k0, k1 >= 2. Each side's
+ * variance is at least the binomial variance of one run's share at the
+ * pooled share (a floor: identical runs are not infinitely precise).
+ * *t (may be NULL) gets the signed statistic (positive: grew).
+ * 1 when there is nothing to test. */
+double sprof_diff_runs_test(const uint64_t *x0, const uint64_t *n0, size_t k0, const uint64_t *x1, const uint64_t *n1,
+                            size_t k1, double *t);
+
+/* Two-sided p-value of Student's t distribution with df degrees of freedom. */
+double sprof_diff_t_pvalue(double t, double df);
+
 /* Benjamini-Hochberg adjusted p-values (q-values) of p[0..n). NaN entries
  * are skipped (left NaN in q, not counted in the family). q may alias p. */
 int sprof_diff_bh_adjust(const double *p, double *q, size_t n);
@@ -39,21 +55,40 @@ typedef struct sprof_diff_row {
     uint8_t cost;       /* enum sprof_cost of the first frame seen */
     uint64_t self[2];   /* samples with this as the leaf */
     uint64_t total[2];  /* samples with this anywhere on the stack (once per stack) */
-    double self_z, self_p, self_q;    /* NaN when not tested */
+    uint64_t *run_self[2], *run_total[2]; /* per run of each side (table.nruns[side] entries) */
+    double self_z, self_p, self_q;    /* z (one run a side) or t (replicates); NaN when not tested */
     double total_z, total_p, total_q;
+    int self_sig, total_sig;          /* q < alpha, and with one run a side also |change| >= floor_pp */
 } sprof_diff_row;
+
+/* How a change is called significant. */
+typedef struct sprof_diff_test {
+    double alpha;       /* false discovery rate (BH) */
+    double floor_pp;    /* with one run on a side: smallest change (pp) that may be significant */
+} sprof_diff_test;
+
+/* The default floor: A/A pairs of one run each (gcbench, 10 kHz, a busy
+ * 2-core machine) moved some method's share by up to 8.9 pp (docs/diff.md),
+ * so one run a side calls nothing under 10 pp. */
+#define SPROF_DIFF_DEFAULT_FLOOR_PP 10.0
 
 typedef struct sprof_diff_table {
     sprof_diff_row *rows;
     size_t nrows;
     uint64_t n[2];      /* total samples before / after */
+    size_t nruns[2];    /* runs per side */
+    uint64_t *run_n[2]; /* samples of each run */
+    int replicated;     /* both sides have >= 2 runs: the runs test was used */
+    sprof_diff_test test;
     size_t ntests;      /* size of the multiple-comparison family */
 } sprof_diff_table;
 
-/* Build the table (sample counts, not CPU time: the test needs counts).
- * by_lines: key by .rb file:line instead of method. 0, or -1 + err. */
-int sprof_diff_table_build(sprof_diff_table *t, const sprof_profile *before, const sprof_profile *after,
-                           int by_lines, char *err, size_t errlen);
+/* Build the table from nbefore runs before and nafter runs after (sample
+ * counts, not CPU time: the tests need counts). by_lines: key by .rb
+ * file:line instead of method. 0, or -1 + err. */
+int sprof_diff_table_build(sprof_diff_table *t, const sprof_profile *before, size_t nbefore,
+                           const sprof_profile *after, size_t nafter, int by_lines, const sprof_diff_test *test,
+                           char *err, size_t errlen);
 void sprof_diff_table_free(sprof_diff_table *t);
 
 /* Percentage points of change of a row: after share - before share. */
@@ -68,9 +103,11 @@ int sprof_diff_write_folded(const sprof_profile *before, const sprof_profile *af
 
 /* Build a differential flame tree (after's widths, before's counts in
  * `before`) and set every drawn node's q-value: z-test of its inclusive
- * share, BH-adjusted across all nodes present in after. 0, or -1. */
+ * share (summed runs), BH-adjusted across all nodes present in after; a
+ * node whose change is under floor_pp gets q = 1 (the one-run rule of the
+ * table; pass 0 for no floor). Not replicate-aware. 0, or -1. */
 int sprof_diff_flame_tree(sprof_flame_tree *t, const sprof_profile *before, const sprof_profile *after,
-                          const sprof_fold_format *fmt);
+                          const sprof_fold_format *fmt, double floor_pp);
 
 #ifdef __cplusplus
 }
