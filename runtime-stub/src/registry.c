@@ -99,8 +99,7 @@ struct sprof_thread *sprof_thread_register(uint64_t start_pc)
             t->scratch = p == MAP_FAILED ? NULL : p;
             t->scratch_cap = t->scratch ? need : 0;
         }
-        uint8_t *ring;
-        sprof_spare_take(&ring, &t->spare_alt);
+        uint8_t *ring = sprof_spare_take_ring();
         if (ring) {
             t->ring.buf = ring;
             t->ring.cap = sprof_thread_ring_bytes();

@@ -127,7 +127,6 @@ struct sprof_thread {
     timer_t ptimer;
     void *altstack;
     size_t altstack_len;
-    void *spare_alt; /* set-up only: a used alternate stack to take (spare_pool.c) */
     int ptimer_ok;
 
     /* tick kernel sampler (kernel_sampler.c); handler only but for the start values */
@@ -382,7 +381,8 @@ SPROF_HIDDEN int sprof_writer_start(void);
 SPROF_HIDDEN uint32_t sprof_thread_ring_bytes(void);
 /* spare_pool.c */
 SPROF_HIDDEN void sprof_spare_give(uint8_t *ring, uint32_t ring_cap, void *alt, size_t alt_len);
-SPROF_HIDDEN void sprof_spare_take(uint8_t **ring, void **alt);
+SPROF_HIDDEN uint8_t *sprof_spare_take_ring(void);
+SPROF_HIDDEN void *sprof_spare_take_alt(void);
 SPROF_HIDDEN void sprof_writer_wake(void);
 SPROF_HIDDEN void sprof_writer_finish(void); /* stop thread, drain, STATS, END, close */
 SPROF_HIDDEN void sprof_out_append(const void *rec, uint32_t len);

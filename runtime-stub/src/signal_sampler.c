@@ -277,8 +277,8 @@ int sprof_signal_thread_start(struct sprof_thread *t)
     stack_t cur;
     if (sigaltstack(NULL, &cur) == 0 && (cur.ss_flags & SS_DISABLE)) {
         const size_t alt = SPROF_ALTSTACK_BYTES;
-        void *p = t->spare_alt ? t->spare_alt : mmap(NULL, alt, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
-        t->spare_alt = NULL;
+        void *p = sprof_spare_take_alt(); /* an ended thread's, or a new one */
+        if (!p) p = mmap(NULL, alt, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
         if (p != MAP_FAILED) {
             stack_t ss = {.ss_sp = p, .ss_size = alt, .ss_flags = 0};
             if (sigaltstack(&ss, NULL) == 0) {
@@ -288,10 +288,6 @@ int sprof_signal_thread_start(struct sprof_thread *t)
                 munmap(p, alt);
             }
         }
-    }
-    if (t->spare_alt) { /* the thread has its own alternate stack */
-        sprof_spare_give(NULL, 0, t->spare_alt, SPROF_ALTSTACK_BYTES);
-        t->spare_alt = NULL;
     }
     if (g_sprof.mech == SPROF_MECH_POSIX_TIMER) {
         struct sigevent sev;

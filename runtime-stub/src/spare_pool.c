@@ -32,12 +32,20 @@ void sprof_spare_give(uint8_t *ring, uint32_t ring_cap, void *alt, size_t alt_le
     if (alt) munmap(alt, alt_len);
 }
 
-/* A ring of sprof_thread_ring_bytes(), or NULL; an alternate stack of
- * SPROF_ALTSTACK_BYTES, or NULL. */
-void sprof_spare_take(uint8_t **ring, void **alt)
+/* A ring of sprof_thread_ring_bytes(), or NULL. */
+uint8_t *sprof_spare_take_ring(void)
 {
     pthread_mutex_lock(&g_sprof.reg_lock);
-    *ring = n_rings ? spare_rings[--n_rings] : NULL;
-    *alt = n_alts ? spare_alts[--n_alts] : NULL;
+    uint8_t *ring = n_rings ? spare_rings[--n_rings] : NULL;
     pthread_mutex_unlock(&g_sprof.reg_lock);
+    return ring;
+}
+
+/* An alternate stack of SPROF_ALTSTACK_BYTES, or NULL. */
+void *sprof_spare_take_alt(void)
+{
+    pthread_mutex_lock(&g_sprof.reg_lock);
+    void *alt = n_alts ? spare_alts[--n_alts] : NULL;
+    pthread_mutex_unlock(&g_sprof.reg_lock);
+    return alt;
 }
