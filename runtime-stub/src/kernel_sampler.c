@@ -49,12 +49,9 @@ static clockid_t thread_clock(uint32_t tid, int kind)
 
 int sprof_thread_user_sys(uint32_t tid, uint64_t *user_ns, uint64_t *sys_ns)
 {
-    uint64_t prof = 0, virt = 0;
-    struct timespec ts;
-    if (clock_gettime(thread_clock(tid, CPUCLOCK_PROF), &ts) != 0) return -1;
-    prof = (uint64_t)ts.tv_sec * 1000000000ull + (uint64_t)ts.tv_nsec;
-    if (clock_gettime(thread_clock(tid, CPUCLOCK_VIRT), &ts) != 0) return -1;
-    virt = (uint64_t)ts.tv_sec * 1000000000ull + (uint64_t)ts.tv_nsec;
+    uint64_t prof, virt;
+    if (sprof_clock_ns(thread_clock(tid, CPUCLOCK_PROF), &prof) != 0) return -1;
+    if (sprof_clock_ns(thread_clock(tid, CPUCLOCK_VIRT), &virt) != 0) return -1;
     *user_ns = virt;
     *sys_ns = prof > virt ? prof - virt : 0;
     return 0;

@@ -154,9 +154,8 @@ static void check_toggle_still_ours(void)
 
 static uint64_t thread_cpu(const struct sprof_thread *t)
 {
-    struct timespec ts;
-    if (clock_gettime(t->cpuclock, &ts) != 0) return 0;
-    return (uint64_t)ts.tv_sec * 1000000000ull + (uint64_t)ts.tv_nsec;
+    uint64_t ns;
+    return sprof_clock_ns(t->cpuclock, &ns) == 0 ? ns : 0;
 }
 
 static void set_timer(timer_t tm, uint64_t period_ns)

@@ -252,6 +252,15 @@ static inline uint64_t sprof_now_ns(clockid_t c)
     clock_gettime(c, &ts);
     return (uint64_t)ts.tv_sec * 1000000000ull + (uint64_t)ts.tv_nsec;
 }
+/* A clock that can fail (another thread's CPU clock: the thread may be
+ * gone): 0 and *ns, or -1. */
+static inline int sprof_clock_ns(clockid_t c, uint64_t *ns)
+{
+    struct timespec ts;
+    if (clock_gettime(c, &ts) != 0) return -1;
+    *ns = (uint64_t)ts.tv_sec * 1000000000ull + (uint64_t)ts.tv_nsec;
+    return 0;
+}
 static inline uint32_t sprof_pad8(uint32_t n) { return (n + 7u) & ~7u; }
 
 /* bound for loops over the slot table */

@@ -137,9 +137,8 @@ static void pace_cpuclock(void)
             int active = atomic_load_explicit(&t->state, memory_order_acquire) == SLOT_ACTIVE;
             struct proc_fds *p = proc_fds_for(i, t, active);
             if (!p) continue;
-            struct timespec ts;
-            if (clock_gettime(t->cpuclock, &ts) != 0) continue;
-            uint64_t cpu = (uint64_t)ts.tv_sec * 1000000000ull + (uint64_t)ts.tv_nsec;
+            uint64_t cpu;
+            if (sprof_clock_ns(t->cpuclock, &cpu) != 0) continue;
             /* first due point: one period of CPU after registration */
             if (t->pacer_next_cpu_ns == 0) t->pacer_next_cpu_ns = t->cpu_start_ns + period;
             /* A due point is consumed only by a signal actually sent: one
@@ -253,8 +252,7 @@ static void pace_wall(void)
                  * goes to the thread's next on-CPU sample, as a late signal's
                  * weight would in the signal-driven wall mechanism. */
                 uint64_t wnow = sprof_now_ns(CLOCK_MONOTONIC), cpu = 0;
-                struct timespec ts;
-                if (clock_gettime(t->cpuclock, &ts) == 0) cpu = (uint64_t)ts.tv_sec * 1000000000ull + (uint64_t)ts.tv_nsec;
+                if (sprof_clock_ns(t->cpuclock, &cpu) != 0) cpu = 0;
                 if (st == 'R' || st == 0 || sprof_fd_load(&p->syscall_fd) < 0) {
                     uint64_t prev = atomic_exchange(&t->last_wall_ns, wnow);
                     if (t->look_cpu_ns && cpu >= t->look_cpu_ns && wnow > prev && wnow - prev > cpu - t->look_cpu_ns)

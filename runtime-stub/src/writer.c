@@ -442,12 +442,11 @@ static void announce_thread(struct sprof_thread *t, int active, uint64_t now)
  * minus the event's count. 0 and attach_unknown set if the thread is gone. */
 static uint64_t cpu_before_event(struct sprof_thread *t)
 {
-    struct timespec ts;
-    if (clock_gettime(t->cpuclock, &ts) != 0) {
+    uint64_t cpu;
+    if (sprof_clock_ns(t->cpuclock, &cpu) != 0) {
         t->attach_unknown = 1;
         return 0;
     }
-    uint64_t cpu = (uint64_t)ts.tv_sec * 1000000000ull + (uint64_t)ts.tv_nsec;
     uint64_t since_enable = sprof_perf_count(t);
     uint64_t ran = cpu > t->cpu_start_ns ? cpu - t->cpu_start_ns : 0;
     return ran > since_enable ? ran - since_enable : 0;
@@ -535,11 +534,9 @@ uint64_t sprof_profiled_cpu_ns(void)
         if (st == SLOT_EXITED) {
             cpu += t->final_cpu_ns - t->cpu_start_ns;
         } else if (st == SLOT_ACTIVE) {
-            struct timespec ts;
-            if (clock_gettime(t->cpuclock, &ts) == 0) {
-                uint64_t now_cpu = (uint64_t)ts.tv_sec * 1000000000ull + (uint64_t)ts.tv_nsec;
-                if (now_cpu > t->cpu_start_ns) cpu += now_cpu - t->cpu_start_ns;
-            }
+            uint64_t now_cpu;
+            if (sprof_clock_ns(t->cpuclock, &now_cpu) == 0 && now_cpu > t->cpu_start_ns)
+                cpu += now_cpu - t->cpu_start_ns;
         }
     }
     return cpu;
