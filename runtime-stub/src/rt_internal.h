@@ -26,6 +26,11 @@
  * for a while after it opened one (registry.c, writer.c) */
 #define SPROF_ATTACH_POLL_NS 1000000ull
 #define SPROF_SITES 32 /* per thread: kernel-exit sites the cpuclock pacer's landings owe time to */
+/* cpuclock + tick: at most this many consecutive system-call landings of a
+ * thread ask the pacer to retry at once (signal_sampler.c, pacer_weight);
+ * a thread whose retries all land at system calls again gets fewer, down
+ * to one, so a system-call-bound thread costs at most ~2x the signals */
+#define SPROF_PACER_RETRIES 4
 #define SPROF_RING_BYTES (256u * 1024u) /* per-thread sample ring at the lowest rates, power of two */
 #define SPROF_CAND_WINDOW 2048u          /* bytes above sp always scanned for candidates */
 #define SPROF_SCAN_MAX (96u * 1024u)     /* and up to the chain's outermost record, at most this far */
@@ -124,6 +129,9 @@ struct sprof_thread {
     } sites[SPROF_SITES];
     uint64_t site_pool_ns;
     uint64_t pacer_carry_ns; /* handler: CPU of pacer signals that landed at a system-call return */
+    uint32_t pacer_retries;  /* handler: consecutive such landings that asked for a retry */
+    uint32_t pacer_retry_cap; /* handler: how many may (1..SPROF_PACER_RETRIES; 0: not set yet) */
+    _Atomic int pacer_retry; /* handler -> pacer: signal this thread again now, not at its next due point */
     timer_t ptimer;
     void *altstack;
     size_t altstack_len;
@@ -205,6 +213,7 @@ struct sprof_globals {
      * the sampler pass that could have seen it has ended. The sampler bumps
      * the epoch after each pass; a slot remembers the epoch it was freed in. */
     _Atomic uint64_t sampler_epoch;
+    _Atomic uint32_t pacer_kick; /* futex word: a handler asked the pacer for a retry (pacer_retry) */
     _Atomic int sampler_active;
     uint32_t sig_mech_flags;
     uint32_t ksample;    /* enum sprof_kernel_sampling running */
@@ -336,6 +345,7 @@ SPROF_HIDDEN uint32_t sprof_scratch_size(uint32_t max_depth);
 SPROF_HIDDEN void sprof_regs_from_ucontext(void *uc, uint64_t *pc, uint64_t *sp, uint64_t *fp);
 SPROF_HIDDEN int sprof_interrupted_syscall(void *uc, uint64_t pc);
 SPROF_HIDDEN uint64_t sprof_syscall_reg_from_ucontext(void *uc);
+SPROF_HIDDEN void sprof_syscall_reg_clear(void *uc);
 
 /* kernel_sampler.c */
 SPROF_HIDDEN uint64_t sprof_own_faults(void); /* minor + major page faults of the calling thread */

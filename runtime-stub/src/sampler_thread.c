@@ -16,6 +16,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <linux/futex.h>
 #include <sys/mman.h>
 #include <sys/prctl.h>
 #include <sys/syscall.h>
@@ -51,6 +52,19 @@ static void sleep_until(uint64_t t)
 {
     struct timespec ts = {(time_t)(t / 1000000000ull), (long)(t % 1000000000ull)};
     while (clock_nanosleep(CLOCK_MONOTONIC, TIMER_ABSTIME, &ts, NULL) == EINTR) {
+    }
+}
+
+/* cpuclock: sleep until t (CLOCK_MONOTONIC) or until a handler asks for a
+ * retry (pacer_kick, signal_sampler.c), whichever comes first. */
+static void sleep_until_kicked(uint64_t t)
+{
+    struct timespec ts = {(time_t)(t / 1000000000ull), (long)(t % 1000000000ull)};
+    while (!atomic_exchange_explicit(&g_sprof.pacer_kick, 0, memory_order_acquire)) {
+        /* FUTEX_WAIT_BITSET: an absolute CLOCK_MONOTONIC deadline */
+        long rc = syscall(SYS_futex, &g_sprof.pacer_kick, FUTEX_WAIT_BITSET_PRIVATE, 0, &ts, NULL,
+                          FUTEX_BITSET_MATCH_ANY);
+        if (rc != 0 && errno == ETIMEDOUT) return;
     }
 }
 
@@ -150,14 +164,18 @@ static void pace_cpuclock(void)
              * its period and then blocked would take the sample in its wait
              * (pthread_cond_wait...) and charge that CPU there; it is
              * signalled when it has run again. One pread of its stat. */
+            /* A retry (the previous signal landed at a system-call return,
+             * signal_sampler.c) is sent at once and consumes no due point. */
             uint64_t faults = 0;
-            if (cpu >= t->pacer_next_cpu_ns && !atomic_load(&t->pending) &&
+            int due = cpu >= t->pacer_next_cpu_ns, retry = atomic_load_explicit(&t->pacer_retry, memory_order_relaxed);
+            if ((due || retry) && !atomic_load(&t->pending) &&
                 (sprof_fd_load(&p->stat_fd) < 0 || thread_state(p, &faults) == 'R') && !atomic_exchange(&t->pending, 1)) {
                 /* the handler tells from these whether the thread entered
                  * the kernel between this decision and the signal's arrival */
                 atomic_store_explicit(&t->pacer_faults, faults, memory_order_relaxed);
+                atomic_store_explicit(&t->pacer_retry, 0, memory_order_relaxed);
                 if (tgkill_tid(t->tid, g_sprof.sig) == 0) {
-                    t->pacer_next_cpu_ns += period;
+                    if (due) t->pacer_next_cpu_ns += period;
                     if (cpu > t->pacer_next_cpu_ns + max_debt) t->pacer_next_cpu_ns = cpu + period;
                 } else {
                     atomic_store(&t->pending, 0);
@@ -172,7 +190,7 @@ static void pace_cpuclock(void)
         note_own_cpu(atomic_fetch_add_explicit(&g_sprof.sampler_epoch, 1, memory_order_release)); /* pass over */
         if (min_left < period / 4) min_left = period / 4;
         now = sprof_now_ns(CLOCK_MONOTONIC);
-        sleep_until(now + min_left);
+        sleep_until_kicked(now + min_left);
     }
 }
 

@@ -8,6 +8,7 @@
 #include <signal.h>
 #include <stdio.h>
 #include <string.h>
+#include <linux/futex.h>
 #include <sys/mman.h>
 #include <sys/prctl.h>
 #include <sys/syscall.h>
@@ -19,6 +20,16 @@
 
 static struct sigaction old_prof_action;
 static int installed;
+
+/* Ask the pacer to signal this thread again as soon as it runs (it checks
+ * that the thread is running, as for any signal: never into a wait). A
+ * futex wake: async-signal-safe. */
+static void pacer_ask_retry(struct sprof_thread *t)
+{
+    atomic_store_explicit(&t->pacer_retry, 1, memory_order_relaxed);
+    atomic_store_explicit(&g_sprof.pacer_kick, 1, memory_order_release);
+    syscall(SYS_futex, &g_sprof.pacer_kick, FUTEX_WAKE_PRIVATE, 1, NULL, NULL, 0);
+}
 
 /* cpuclock with the tick kernel sampler. The pacer's signal is a sample of
  * where the thread was when the pacer decided, but it arrives only at the
@@ -34,18 +45,42 @@ static int installed;
  *    every few us: template kept 5 user samples of 475.)
  *  - At a system-call return the user time was spent before the call,
  *    possibly in a sibling that has returned (a fiber's step before its
- *    swapcontext, thread creation's clone3): the landing records nothing and
- *    its CPU goes to the thread's next landing that is kept, less the
- *    system-call time the tick sampler recorded meanwhile (the pool).
+ *    swapcontext, a compute step before a cheap call, thread creation's
+ *    clone3): the landing records nothing and its CPU goes to the thread's
+ *    next landing that is kept, less the system-call time the tick sampler
+ *    recorded meanwhile (the pool). That next landing is asked for at once
+ *    (pacer_ask_retry), not a period later: a period later the thread is
+ *    often in another phase of the program, which then got the CPU of code
+ *    that runs between system calls (acc_cheapcall: the interleaved loop
+ *    ~15 pp low, the compute after it as high). A retry lands tens of us
+ *    later, in the same phase, wherever the thread is caught in user mode.
  * Returns the weight, or 0 with *drop set. */
 static uint64_t pacer_weight(struct sprof_thread *t, uint64_t pc, uint64_t rcx, uint64_t period_cpu,
                              uint32_t *flags, int *drop)
 {
     if (sprof_syscall_return(pc, rcx, 1) >= -1) {
         t->pacer_carry_ns += period_cpu;
+        if (t->pacer_retries < t->pacer_retry_cap) {
+            t->pacer_retries++;
+            pacer_ask_retry(t);
+        } else if (t->pacer_retries == t->pacer_retry_cap) {
+            /* every retry (or none allowed) landed at a system call again:
+             * fewer next time, down to none, so a thread that is nearly
+             * always in system calls is not signalled over and over.
+             * (Charging the carry to this landing instead put a compute
+             * step's time on the cheap call after it: worse.) */
+            t->pacer_retries++;
+            t->pacer_retry_cap /= 2;
+        }
         *drop = 1;
         return 0;
     }
+    /* caught in user mode: by a retry, or by a later signal while no retry
+     * was allowed: retries may help this thread, allow one more */
+    if (t->pacer_retries && (t->pacer_retries <= t->pacer_retry_cap || !t->pacer_retry_cap) &&
+        t->pacer_retry_cap < SPROF_PACER_RETRIES)
+        t->pacer_retry_cap++;
+    t->pacer_retries = 0;
     int faulted = sprof_own_faults() != atomic_load_explicit(&t->pacer_faults, memory_order_relaxed);
     uint64_t carry = t->pacer_carry_ns;
     t->pacer_carry_ns = 0;
@@ -110,7 +145,17 @@ static void on_prof_signal(int sig, siginfo_t *si, void *uc)
         if (g_sprof.ksample == SPROF_KSAMPLE_TICK) {
             int drop = 0;
             rec->weight_ns = pacer_weight(t, pc, rcx, rec->weight_ns, &rec->flags, &drop);
-            if (drop) goto out;
+            if (drop) {
+                /* Landed at a system-call return. A tick sampler signal
+                 * queued on the same return (the tick found the thread in
+                 * that system call) must still see it as one; otherwise
+                 * ticks in this handler and its rt_sigreturn must not. */
+                sigset_t queued;
+                if (sigpending(&queued) == 0 && !sigismember(&queued, g_sprof.sig)) sprof_syscall_reg_clear(uc);
+                /* this handler's own CPU is sprof's: not carried */
+                t->last_cpu_ns = sprof_now_ns(CLOCK_THREAD_CPUTIME_ID);
+                goto out;
+            }
         }
     }
     rec->tid = t->tid;
@@ -307,6 +352,7 @@ int sprof_signal_thread_start(struct sprof_thread *t)
         }
         t->ptimer_ok = 1;
     }
+    t->pacer_retry_cap = SPROF_PACER_RETRIES;
     if (g_sprof.ksample == SPROF_KSAMPLE_TICK && sprof_ktick_thread_start(t) != 0) return -1;
     return 0;
 }

@@ -46,6 +46,22 @@ uint64_t sprof_syscall_reg_from_ucontext(void *ucv)
 #endif
 }
 
+/* Make a system-call return unrecognisable as one (sprof_syscall_return)
+ * once our signal has landed there: rcx is dead after `syscall` (the ABI
+ * lets the kernel clobber it; no code reads it), and a kernel tick taken
+ * in our handler or its rt_sigreturn, which restore these registers, must
+ * not pass for time in that system call (kernel_sampler.c). The next
+ * real system call sets rcx again. */
+void sprof_syscall_reg_clear(void *ucv)
+{
+#if defined(__x86_64__)
+    ucontext_t *uc = ucv;
+    uc->uc_mcontext.gregs[REG_RCX] = 0;
+#else
+    (void)ucv;
+#endif
+}
+
 /* Was the thread stopped in a system call the signal interrupted? */
 int sprof_interrupted_syscall(void *ucv, uint64_t pc)
 {
