@@ -160,9 +160,11 @@ uint64_t sprof_site_take(struct sprof_thread *t, uint64_t pc, uint64_t most)
 
 int sprof_ktick_thread_start(struct sprof_thread *t)
 {
-    sprof_thread_user_sys(0, &t->k_last_user, &t->k_last_sys);
-    t->k_last_cpu = sprof_now_ns(CLOCK_THREAD_CPUTIME_ID);
-    t->k_last_faults = sprof_own_faults();
+    if (!t->from_zero) { /* else all 0, as the thread's own counts start */
+        sprof_thread_user_sys(0, &t->k_last_user, &t->k_last_sys);
+        t->k_last_cpu = sprof_now_ns(CLOCK_THREAD_CPUTIME_ID);
+        t->k_last_faults = sprof_own_faults();
+    }
     struct sigevent sev;
     memset(&sev, 0, sizeof sev);
     sev.sigev_notify = SIGEV_THREAD_ID;

@@ -82,6 +82,12 @@ struct sprof_thread *sprof_thread_register(uint64_t start_pc)
      * (its clocks start at 0) is the program's, and three clock reads
      * (system calls: thread clocks have no vDSO path) are saved. */
     int from_zero = deferred && !sprof_uses_signals();
+    /* Under the signal mechanisms too (not while paused: the CPU of a
+     * paused stretch is measured from marks): no start values to read, and
+     * the set-up is the thread's CPU, which its own clock counts as well. */
+    if (start_pc && sprof_uses_signals() && !sprof_control_paused()) from_zero = 1;
+    t->fresh_thread = start_pc != 0;
+    t->from_zero = (uint8_t)from_zero;
     stack_bounds(t);
     clockid_t clk;
     t->cpuclock = pthread_getcpuclockid(pthread_self(), &clk) == 0 ? clk : CLOCK_THREAD_CPUTIME_ID;
@@ -125,7 +131,8 @@ struct sprof_thread *sprof_thread_register(uint64_t start_pc)
     }
     sprof_self = t;
     /* The profiled CPU starts after the set-up (rings, timers, the perf
-     * event): that is sprof's own work, neither sampled nor counted. */
+     * event): that is sprof's own work, neither sampled nor counted; but
+     * for a thread set up from_zero, whose clocks start at 0 (see above). */
     if (!from_zero) {
         sprof_thread_user_sys(0, &t->user_start_ns, &t->sys_start_ns);
         if (sprof_uses_perf() && !deferred && !sprof_control_paused()) sprof_perf_thread_enable(t);

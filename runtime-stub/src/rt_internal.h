@@ -143,6 +143,11 @@ struct sprof_thread {
     uint64_t k_last_user, k_last_sys; /* raw tick-charged utime / stime at the previous ktick */
     uint64_t k_last_cpu;              /* precise thread CPU at the previous ktick */
     uint64_t k_last_faults;
+    /* set-up of a thread the program started (our pthread_create wrapper),
+     * from its first instruction: it has no alternate signal stack yet, and
+     * (from_zero) its clocks and fault count are taken to start at 0, as
+     * they do, instead of read: system calls saved on every thread start */
+    uint8_t fresh_thread, from_zero;
     uint64_t user_start_ns, sys_start_ns; /* raw utime / stime when registered */
     uint64_t user_final_ns, sys_final_ns; /* ... at exit */
     uint64_t start_pc;          /* the thread's start routine (0: the main thread) */

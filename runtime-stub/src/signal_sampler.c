@@ -320,7 +320,8 @@ int sprof_signal_thread_start(struct sprof_thread *t)
     /* Our own alternate stack if the thread has none: the walk needs a few
      * KiB that a fiber's 64 KiB stack may not have to spare. */
     stack_t cur;
-    if (sigaltstack(NULL, &cur) == 0 && (cur.ss_flags & SS_DISABLE)) {
+    /* a thread the program just started has none: no need to ask */
+    if (t->fresh_thread || (sigaltstack(NULL, &cur) == 0 && (cur.ss_flags & SS_DISABLE))) {
         const size_t alt = SPROF_ALTSTACK_BYTES;
         void *p = sprof_spare_take_alt(); /* an ended thread's, or a new one */
         if (!p) p = mmap(NULL, alt, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
