@@ -30,8 +30,7 @@ static _Atomic int sampler_run;
 /* sampler-private /proc handles, per slot, tagged with the tid they belong to */
 struct proc_fds {
     uint32_t tid;
-    int stat_fd, syscall_fd, status_fd;
-    uint64_t sent_cpu_ns; /* cpuclock: the thread's CPU when the pending signal was sent */
+    int stat_fd, syscall_fd;
 };
 static struct proc_fds pfds[SPROF_MAX_THREADS];
 
@@ -118,8 +117,7 @@ static struct proc_fds *proc_fds_for(int i, struct sprof_thread *t, int active)
     if (p->tid && (!active || p->tid != t->tid)) {
         sprof_fd_close(&p->stat_fd);
         sprof_fd_close(&p->syscall_fd);
-        sprof_fd_close(&p->status_fd);
-        *p = (struct proc_fds){0, -1, -1, -1, 0};
+        *p = (struct proc_fds){0, -1, -1};
     }
     if (!active) return NULL;
     if (!p->tid) {
@@ -136,39 +134,8 @@ static void proc_fds_reset(int close_them)
     for (int i = 0; i < SPROF_MAX_THREADS; i++) {
         if (close_them) sprof_fd_close(&pfds[i].stat_fd);
         if (close_them) sprof_fd_close(&pfds[i].syscall_fd);
-        if (close_them) sprof_fd_close(&pfds[i].status_fd);
-        pfds[i] = (struct proc_fds){0, -1, -1, -1, 0};
+        pfds[i] = (struct proc_fds){0, -1, -1};
     }
-}
-
-/* Is our signal still queued for the thread (SigPnd in its status)? 1 if
- * it is, or if that cannot be read; 0 if it is gone. */
-static int signal_still_queued(struct proc_fds *p)
-{
-    if (sprof_fd_load(&p->status_fd) < 0) sprof_fd_adopt(open_task_file(p->tid, "status"), &p->status_fd, SPROF_FD_FILE);
-    char buf[2048];
-    ssize_t n = pread(sprof_fd_load(&p->status_fd), buf, sizeof buf - 1, 0);
-    if (n <= 0) return 1;
-    buf[n] = 0;
-    const char *q = strstr(buf, "\nSigPnd:");
-    if (!q) return 1;
-    unsigned long long mask = strtoull(q + 8, NULL, 16);
-    return (mask >> (g_sprof.sig - 1)) & 1;
-}
-
-/* A signal sent but never handled while the thread ran on for many periods
- * was lost: a runtime that queues signals itself and merges those of one
- * number (ThreadSanitizer does) drops one when two arrive together (the
- * pacer's and the tick sampler's, or a retry's). Its pending flag would
- * keep the pacer from ever signalling the thread again: cleared here,
- * unless the signal is still queued (the thread blocks it). */
-static void forget_lost_signal(struct sprof_thread *t, struct proc_fds *p, uint64_t cpu, uint64_t period)
-{
-    uint64_t patience = 20 * period > 2000000ull ? 20 * period : 2000000ull;
-    if (cpu < p->sent_cpu_ns + patience || !atomic_load(&t->pending)) return;
-    p->sent_cpu_ns = cpu; /* looked at most once per patience */
-    if (signal_still_queued(p)) return;
-    if (atomic_exchange(&t->pending, 0)) atomic_fetch_add_explicit(&t->lost, 1, memory_order_relaxed);
 }
 
 static void pace_cpuclock(void)
@@ -208,14 +175,12 @@ static void pace_cpuclock(void)
                 atomic_store_explicit(&t->pacer_faults, faults, memory_order_relaxed);
                 atomic_store_explicit(&t->pacer_retry, 0, memory_order_relaxed);
                 if (tgkill_tid(t->tid, g_sprof.sig) == 0) {
-                    p->sent_cpu_ns = cpu;
                     if (due) t->pacer_next_cpu_ns += period;
                     if (cpu > t->pacer_next_cpu_ns + max_debt) t->pacer_next_cpu_ns = cpu + period;
                 } else {
                     atomic_store(&t->pending, 0);
                 }
             }
-            forget_lost_signal(t, p, cpu, period);
             uint64_t left = t->pacer_next_cpu_ns > cpu ? t->pacer_next_cpu_ns - cpu : 0;
             /* signal still in flight: nothing to do until the thread runs its
              * handler; do not spin on it (a preempted thread can take ms) */
