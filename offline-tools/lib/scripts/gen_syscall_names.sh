@@ -1,5 +1,5 @@
 #!/bin/sh
-# Generate offline-tools/lib/src/syscall_names.c: the x86-64 system call
+# Generate offline-tools/lib/src/model/syscall_names.c: the x86-64 system call
 # numbers -> names table behind sprof_syscall_name() (kernel-time samples
 # are named "[syscall NAME]", docs/trace-format.md, format 1.1).
 #
@@ -8,7 +8,7 @@
 # when a newer kernel header adds calls:
 #
 #   sh offline-tools/lib/scripts/gen_syscall_names.sh \
-#       [/usr/include/x86_64-linux-gnu/asm/unistd_64.h] > offline-tools/lib/src/syscall_names.c
+#       [/usr/include/x86_64-linux-gnu/asm/unistd_64.h] > offline-tools/lib/src/model/syscall_names.c
 set -eu
 hdr=${1:-/usr/include/x86_64-linux-gnu/asm/unistd_64.h}
 [ -r "$hdr" ] || { echo "gen_syscall_names.sh: cannot read $hdr" >&2; exit 1; }
