@@ -45,7 +45,12 @@
  * perf_event_mlock_kb per user, then RLIMIT_MEMLOCK per process). */
 size_t sprof_perf_data_pages(void)
 {
-    uint64_t want = (uint64_t)g_sprof.cfg.hz * (g_sprof.cfg.perf_stack + 256u) / 5u;
+    return sprof_perf_data_pages_for(g_sprof.cfg.perf_stack);
+}
+
+size_t sprof_perf_data_pages_for(uint32_t stack_bytes)
+{
+    uint64_t want = (uint64_t)g_sprof.cfg.hz * (stack_bytes + 256u) / 5u;
     long page = sysconf(_SC_PAGESIZE);
     size_t pages = 16;
     while (pages < 512 && (uint64_t)pages * (uint64_t)page < want) pages *= 2;
@@ -70,7 +75,7 @@ static uint32_t chain_max;
  * stack (REGS_USER, STACK_USER, the user callchain): the context that
  * entered the kernel. tid 0: the calling thread; the writer opens the
  * events of the threads the program starts by their tid. */
-static int open_event(int kernel, pid_t tid)
+static int open_event(int kernel, pid_t tid, uint32_t stack_bytes)
 {
     struct perf_event_attr a;
     memset(&a, 0, sizeof a);
@@ -82,7 +87,7 @@ static int open_event(int kernel, pid_t tid)
                     PERF_SAMPLE_REGS_USER | PERF_SAMPLE_STACK_USER;
     a.read_format = 0;
     a.sample_regs_user = REG_MASK;
-    a.sample_stack_user = g_sprof.cfg.perf_stack;
+    a.sample_stack_user = stack_bytes;
     a.exclude_kernel = kernel ? 0 : 1;
     a.disabled = 1; /* enabled once the thread's set-up is done: sprof's own work is not the program's */
     a.exclude_hv = 1;
@@ -102,7 +107,7 @@ int sprof_perf_probe(void)
 #if !defined(REG_MASK)
     return -1;
 #else
-    int fd = open_event(0, 0);
+    int fd = open_event(0, 0, g_sprof.cfg.perf_stack);
     if (fd < 0) return -1;
     close(fd);
     return 0;
@@ -114,31 +119,44 @@ int sprof_perf_probe_kernel(void)
 #if !defined(REG_MASK)
     return -1;
 #else
-    int fd = open_event(1, 0);
+    int fd = open_event(1, 0, g_sprof.cfg.perf_stack);
     if (fd < 0) return -1;
     close(fd);
     return 0;
 #endif
 }
 
-int sprof_perf_thread_start(struct sprof_thread *t)
+/* A new event for thread tid copying stack_bytes of its stack per sample,
+ * and its ring; not enabled, its descriptor not yet adopted. */
+int sprof_perf_open_ring(pid_t tid, uint32_t stack_bytes, int *fd_out, void **base_out, size_t *len_out)
 {
-    int fd = open_event(g_sprof.ksample == SPROF_KSAMPLE_PERF, (pid_t)t->tid);
+    int fd = open_event(g_sprof.ksample == SPROF_KSAMPLE_PERF, tid, stack_bytes);
     if (fd < 0) return -1;
     long page = sysconf(_SC_PAGESIZE);
-    for (size_t pages = sprof_perf_data_pages(); pages >= 4; pages /= 2) {
+    for (size_t pages = sprof_perf_data_pages_for(stack_bytes); pages >= 4; pages /= 2) {
         size_t len = (size_t)page * (pages + 1);
         void *p = mmap(NULL, len, PROT_READ | PROT_WRITE, MAP_SHARED, fd, 0);
         if (p != MAP_FAILED) {
-            sprof_fd_adopt(fd, &t->perf_fd, SPROF_FD_PERF); /* high, identity kept */
-            t->perf_base = p;
-            t->perf_len = len;
+            *fd_out = fd;
+            *base_out = p;
+            *len_out = len;
             return 0;
         }
         if (errno != EPERM && errno != ENOMEM) break;
     }
+    int err = errno;
     close(fd);
+    errno = err;
     return -1;
+}
+
+int sprof_perf_thread_start(struct sprof_thread *t)
+{
+    int fd;
+    if (!t->perf_stack) t->perf_stack = g_sprof.cfg.perf_stack;
+    if (sprof_perf_open_ring((pid_t)t->tid, t->perf_stack, &fd, &t->perf_base, &t->perf_len) != 0) return -1;
+    sprof_fd_adopt(fd, &t->perf_fd, SPROF_FD_PERF); /* high, identity kept */
+    return 0;
 }
 
 void sprof_perf_thread_enable(struct sprof_thread *t)
@@ -152,7 +170,7 @@ uint64_t sprof_perf_count(struct sprof_thread *t)
     uint64_t v = 0;
     int fd = sprof_fd_checked(&t->perf_fd);
     if (fd < 0 || read(fd, &v, sizeof v) != (ssize_t)sizeof v) return 0;
-    return v;
+    return v + t->perf_count_base;
 }
 
 void sprof_perf_thread_stop(struct sprof_thread *t)
@@ -233,6 +251,7 @@ static void handle_sample(struct sprof_thread *t, const uint8_t *p, uint32_t len
     memset(rec, 0, sizeof *rec);
     rec->tid = tid;
     rec->time_ns = time;
+    value += t->perf_count_base; /* the counts of the thread's earlier events (sprof_perf_adapt) */
     rec->weight_ns = value > t->perf_last_count ? value - t->perf_last_count : 0;
     t->perf_last_count = value;
     if (g_sprof.ksample != SPROF_KSAMPLE_NONE) rec->weight_ns = sample_weight(rec->weight_ns);
@@ -253,6 +272,7 @@ static void handle_sample(struct sprof_thread *t, const uint8_t *p, uint32_t len
                                           nuser >= chain_max, dump, dyn, stack_hi, off ? t->stack_lo : 0,
                                           off ? t->stack_hi : 0, g_sprof.cfg.max_depth);
     if (!size) return;
+    sprof_perf_note_reach(t, rec);
     sprof_count_sample(t, rec);
     sprof_out_append(rec, size);
 }
@@ -300,6 +320,15 @@ uint32_t sprof_perf_fill_256(const struct sprof_thread *t)
 /* Writer thread (io_lock held). Returns the number of records consumed. */
 uint64_t sprof_perf_drain(struct sprof_thread *t)
 {
+    uint64_t n = sprof_perf_drain_ring(t);
+    if (atomic_load(&t->state) == SLOT_ACTIVE && g_sprof.ksample == SPROF_KSAMPLE_NONE) adjust_period(t);
+    if (atomic_load(&t->state) == SLOT_ACTIVE) sprof_perf_adapt(t);
+    return n;
+}
+
+/* The records in the thread's ring now, turned into trace records. */
+uint64_t sprof_perf_drain_ring(struct sprof_thread *t)
+{
     if (!t->perf_base) return 0;
     if (!rec_buf) {
         rec_cap = sprof_scratch_size(g_sprof.cfg.max_depth);
@@ -346,6 +375,5 @@ uint64_t sprof_perf_drain(struct sprof_thread *t)
         n++;
     }
     __atomic_store_n(&pg->data_tail, tail, __ATOMIC_RELEASE);
-    if (atomic_load(&t->state) == SLOT_ACTIVE && g_sprof.ksample == SPROF_KSAMPLE_NONE) adjust_period(t);
     return n;
 }

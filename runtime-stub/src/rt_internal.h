@@ -162,6 +162,12 @@ struct sprof_thread {
     uint64_t perf_last_count;
     uint64_t perf_period;            /* current sample_period (0 = the nominal one) */
     uint64_t perf_win_cpu, perf_win_n; /* CPU and samples since the last period adjustment */
+    /* the stack copy, sized to what the thread's stacks need (perf_adapt.c) */
+    uint32_t perf_stack;             /* bytes of stack the event copies per sample */
+    uint32_t perf_reach;             /* writer: the most any sample needed since the last resize */
+    uint32_t perf_cut_n, perf_fit_n; /* writer: samples cut by the copy / fully within it */
+    uint32_t perf_resizes;
+    uint64_t perf_count_base;        /* the counts of the thread's earlier events */
     _Atomic int attach;              /* enum sprof_attach_state */
     int attach_unknown;              /* writer: CPU before the event is not known */
 
@@ -204,6 +210,7 @@ struct sprof_globals {
     pthread_mutex_t reg_lock; /* slot claims (never taken in a handler) */
     _Atomic uint64_t threads_seen;
     _Atomic int attach_wanted; /* a thread waits for the writer to open its perf event */
+    _Atomic uint64_t writer_period_hint; /* a ring now fills faster: the writer's pass period at most this */
     _Atomic uint64_t attach_wake_ns; /* no thread wakes the writer for that before this time */
     _Atomic uint64_t exited_cpu_ns; /* CPU of threads already gone */
     _Atomic uint64_t unregistered_signals; /* signals that hit a thread with no slot */
@@ -374,6 +381,11 @@ SPROF_HIDDEN void sprof_thread_release_perf(struct sprof_thread *t);
 
 /* mechanisms */
 SPROF_HIDDEN size_t sprof_perf_data_pages(void); /* per-thread ring size wanted */
+SPROF_HIDDEN size_t sprof_perf_data_pages_for(uint32_t stack_bytes); /* ... for that stack copy */
+SPROF_HIDDEN int sprof_perf_open_ring(pid_t tid, uint32_t stack_bytes, int *fd, void **base, size_t *len);
+/* perf_adapt.c: the per-thread stack copy follows what the samples need */
+SPROF_HIDDEN void sprof_perf_note_reach(struct sprof_thread *t, const struct sprof_rec_sample *rec);
+SPROF_HIDDEN void sprof_perf_adapt(struct sprof_thread *t);
 SPROF_HIDDEN int sprof_perf_probe(void);                /* can this process use perf_event? */
 SPROF_HIDDEN int sprof_perf_probe_kernel(void); /* ... and sample kernel mode with it? */
 SPROF_HIDDEN int sprof_perf_thread_start(struct sprof_thread *t);
@@ -381,6 +393,7 @@ SPROF_HIDDEN void sprof_perf_thread_enable(struct sprof_thread *t);
 SPROF_HIDDEN void sprof_perf_thread_stop(struct sprof_thread *t);
 SPROF_HIDDEN uint64_t sprof_perf_count(struct sprof_thread *t); /* the event's count now (0 if none) */
 SPROF_HIDDEN uint64_t sprof_perf_drain(struct sprof_thread *t);
+SPROF_HIDDEN uint64_t sprof_perf_drain_ring(struct sprof_thread *t); /* the records only */
 SPROF_HIDDEN uint32_t sprof_perf_fill_256(const struct sprof_thread *t); /* as sprof_ring_fill_256 */
 SPROF_HIDDEN int sprof_signal_install(void);
 SPROF_HIDDEN void sprof_signal_uninstall(void);

@@ -376,6 +376,11 @@ static uint32_t chain_candidates(struct sprof_walk_mem *m, uint64_t sp, uint64_t
 {
     uint64_t last = last_known_record(sp, fpoff, nframes);
     uint64_t top = chain_suspect(*flags, nframes) ? chain_top(m, sp, last) : last;
+    /* No frame record anywhere near sp: a frameless function that uses rbp
+     * for data holds a large frame (a 32 KiB local array). The offline CFI
+     * unwinder steps it if it has the return addresses and saved registers
+     * above it: record them as far as the stack goes (SPROF_SCAN_MAX) */
+    if (nframes == 0) top = (stack_hi > sp + SPROF_SCAN_MAX ? sp + SPROF_SCAN_MAX : stack_hi) - 16;
     int cut = 0;
     uint32_t n = collect_candidates(m, sp, stack_hi, fpoff, nframes, top, coff, cval, &cut);
     if (cut) *flags |= SPROF_SAMPLE_STACK_CUT;
@@ -460,13 +465,16 @@ uint32_t sprof_build_from_dump(struct sprof_rec_sample *rec, uint32_t cap, uint6
     if (fp_ok) {
         rec->fp0_off = (uint32_t)(fp - sp);
         uint64_t at = fp;
+        int stopped = 0;
         for (uint32_t i = 0; i < nk; i++) {
             if (a.nframes >= max_depth) {
                 flags |= SPROF_SAMPLE_TRUNCATED;
+                stopped = 1;
                 break;
             }
             if (!is_exec(&m, kchain[i])) {
                 flags |= SPROF_SAMPLE_CHAIN_BROKEN;
+                stopped = 1;
                 break;
             }
             ret[a.nframes] = kchain[i];
@@ -476,7 +484,30 @@ uint32_t sprof_build_from_dump(struct sprof_rec_sample *rec, uint32_t cap, uint6
             if (at && mem_read(&m, at, &next) && next > at) at = next;
             else at = 0;
         }
-        if (kchain_full) flags |= SPROF_SAMPLE_TRUNCATED;
+        /* The kernel's chain stops at perf_event_max_stack entries (127 by
+         * default; only root may raise it): follow the frame records on
+         * through the stack copy. What it does not hold is said
+         * (STACK_CUT); the copy grows for such threads (perf_adapt.c). */
+        while (kchain_full && !stopped) {
+            uint64_t next, r;
+            if (!at || !frame_record(&m, at, &next, &r)) {
+                flags |= SPROF_SAMPLE_STACK_CUT;
+                break;
+            }
+            if (a.nframes >= max_depth) {
+                flags |= SPROF_SAMPLE_TRUNCATED;
+                break;
+            }
+            ret[a.nframes] = r;
+            fpoff[a.nframes] = (uint32_t)(at - sp);
+            a.nframes++;
+            if (next == 0) break; /* outermost frame */
+            if (!next_is_record_link(&whole, at, next)) {
+                flags |= SPROF_SAMPLE_CHAIN_BROKEN;
+                break;
+            }
+            at = next;
+        }
         /* The kernel stops at a link that is not a frame pointer (rbp was a
          * frameless function's data register): say so, so that the scan for
          * the records further up runs as for a broken walk of our own. */
@@ -491,7 +522,8 @@ uint32_t sprof_build_from_dump(struct sprof_rec_sample *rec, uint32_t cap, uint6
         while (at) {
             uint64_t next, r;
             if (!frame_record(&m, at, &next, &r)) {
-                flags |= SPROF_SAMPLE_CHAIN_BROKEN; /* left the dump */
+                /* a record beyond the copy: the chain goes on unrecorded */
+                flags |= at + 16 > m.hi ? SPROF_SAMPLE_CHAIN_BROKEN | SPROF_SAMPLE_STACK_CUT : SPROF_SAMPLE_CHAIN_BROKEN;
                 break;
             }
             if (a.nframes >= max_depth) {

@@ -706,7 +706,10 @@ static void *writer_main(void *arg)
     (void)arg;
     prctl(PR_SET_NAME, "sprof-writer");
     const uint64_t base_period = writer_period_ns();
-    uint64_t period = base_period;
+    /* the first passes soon (the period then doubles towards the first
+     * guess while the rings stay nearly empty): a thread whose samples need
+     * a larger stack copy gets it early (perf_adapt.c) */
+    uint64_t period = base_period < 2000000ull ? base_period : 2000000ull;
     uint64_t next = sprof_now_ns(CLOCK_MONOTONIC);
     uint64_t next_stats = next + 1000000000ull, next_maps = next + 100000000ull;
     next += period;
@@ -737,6 +740,11 @@ static void *writer_main(void *arg)
         sprof_rotate_pass(now);
         if (rescan) sprof_maps_scan(1);
         period = adapt_period(period, base_period, sprof_drain_all());
+        uint64_t hint = atomic_exchange(&g_sprof.writer_period_hint, 0);
+        if (hint && hint < period) {
+            period = hint; /* a larger stack copy (perf_adapt.c) */
+            next = now + period;
+        }
         /* a program that took the signal: stop sending it at once (one
          * sigaction call a pass); one that blocks it: say so */
         if (!sprof_signal_still_ours()) sprof_signal_silence();

@@ -6,6 +6,9 @@
  *             addresses sit above that buffer
  *   frame64k  a frameless function (bigframe_frameless.c, built without
  *             frame pointers) with a 64 KiB local array calls a leaf
+ *   frame32k  the same with a 32 KiB frame
+ *   deep400   recursion 400 frames deep under main: beyond the kernel's
+ *             frame-pointer chain (perf_event_max_stack, 127)
  *   snprintf  formats numbers (glibc's __vfprintf_internal: a ~1.5 KiB
  *             frameless frame) under two frame-pointer callers
  * Built with frame pointers, except bigframe_frameless.c. */
@@ -15,6 +18,7 @@
 #include <time.h>
 
 unsigned long bigframe_frameless(unsigned long seed, int n);
+unsigned long bigframe_frameless32k(unsigned long seed, int n);
 
 static double cpu_now(void)
 {
@@ -54,6 +58,36 @@ __attribute__((noinline)) static void run_frame64k(double seconds)
     sink = s;
 }
 
+__attribute__((noinline)) static void run_frame32k(double seconds)
+{
+    double end = cpu_now() + seconds;
+    unsigned long s = 1;
+    while (cpu_now() < end) s = bigframe_frameless32k(s, 2000);
+    sink = s;
+}
+
+__attribute__((noinline)) static unsigned long deep_leaf(unsigned long s)
+{
+    for (int i = 0; i < 200000; i++) s = s * 6364136223846793005ul + 1442695040888963407ul;
+    return s;
+}
+
+__attribute__((noinline)) static unsigned long deep_descend(int depth, unsigned long s)
+{
+    volatile unsigned long keep = (unsigned long)depth; /* read after the call: every level keeps its frame */
+    if (depth == 0) return deep_leaf(s);
+    unsigned long r = deep_descend(depth - 1, s);
+    return r ^ keep;
+}
+
+__attribute__((noinline)) static void run_deep400(double seconds)
+{
+    double end = cpu_now() + seconds;
+    unsigned long s = 1;
+    while (cpu_now() < end) s = deep_descend(400, s);
+    sink = s;
+}
+
 __attribute__((noinline)) static void format_numbers(double seconds)
 {
     char out[64];
@@ -71,6 +105,8 @@ int main(int argc, char **argv)
     double seconds = argc > 2 ? atof(argv[2]) : 1.0;
     if (!strcmp(mode, "qsort4k")) busy_main(seconds);
     else if (!strcmp(mode, "frame64k")) run_frame64k(seconds);
+    else if (!strcmp(mode, "frame32k")) run_frame32k(seconds);
+    else if (!strcmp(mode, "deep400")) run_deep400(seconds);
     else if (!strcmp(mode, "snprintf")) run_snprintf(seconds);
     else {
         fprintf(stderr, "bigframe: unknown mode %s\n", mode);

@@ -18,11 +18,17 @@ fail() { echo "FAIL: $*" >&2; exit 1; }
 prog=bigframe; args="$MODE 0.6"
 case $MODE in signal_*) prog=sigframe; args="${MODE#signal_} 0.6" ;; esac
 "$BIN/sprof-symmap" "$BIN/$prog" -o bf.symmap --quiet || fail "sprof-symmap"
-# perf_event copies SPROF_PERF_STACK bytes of stack per sample (default 4 KiB):
-# a 4 KiB buffer plus qsort's frames needs more; the 64 KiB frame is beyond
-# any copy and runs with the default, to check that the cut is said
+# perf_event copies SPROF_PERF_STACK bytes of stack per sample (default 4 KiB)
+# and grows the copy of a thread whose samples it knows are cut (up to
+# 56 KiB): the 400-deep recursion, beyond the kernel's 127-frame chain,
+# needs that. A 4 KiB buffer plus qsort's frames also needs more, but the
+# runtime cannot tell those samples are cut: it runs with a 16 KiB copy. A
+# frameless function with a 32 KiB frame (rbp used for data: no frame record
+# near sp) gets the larger copy too; a 64 KiB one is beyond any copy (a
+# record is at most 64 KiB): there the cut must be said.
 extra=
 [ "$MODE" = qsort4k ] && extra=SPROF_PERF_STACK=16384
+[ "$MODE" = deep400 ] && extra=SPROF_MAX_DEPTH=512
 # shellcheck disable=SC2086
 env $extra SPROF_OUT=t.bin SPROF_HZ=2000 SPROF_TIMER=$MECH LD_PRELOAD="$LIB/libsprof.so" "$BIN/$prog" $args ||
     fail "$prog $args failed"
@@ -50,7 +56,7 @@ frame64k)
     [ "$invented" = 0.0 ] || fail "a call main -> bigframe_frameless was invented ($invented%)"
     if [ "$mech" = perf_event ]; then
         # 64 KiB is beyond any perf_event stack copy (a record is at most 64 KiB)
-        s=$(share "main;[frames not recorded];bigframe_frameless;bigframe_leaf")
+        s=$(share "[frames not recorded];bigframe_frameless;bigframe_leaf")
         awk -v s="$s" -v c="$complete" 'BEGIN { exit !(s >= 90 && c < 10) }' ||
             fail "perf_event: the cut stack is not marked ($s% marked, $complete% complete)"
     else
@@ -58,6 +64,14 @@ frame64k)
         s=$(share "main;run_frame64k;bigframe_frameless;bigframe_leaf")
         awk -v s="$s" 'BEGIN { exit !(s >= 90) }' || fail "main;run_frame64k;bigframe_frameless;bigframe_leaf carries $s%"
     fi ;;
+frame32k)
+    ok_complete
+    s=$(share "main;run_frame32k;bigframe_frameless32k;bigframe_leaf")
+    awk -v s="$s" 'BEGIN { exit !(s >= 90) }' || fail "main;run_frame32k;bigframe_frameless32k;bigframe_leaf carries $s%" ;;
+deep400)
+    ok_complete
+    s=$(share "main;run_deep400;deep_descend;")
+    awk -v s="$s" 'BEGIN { exit !(s >= 95) }' || fail "main;run_deep400;deep_descend carries $s% (want >= 95)" ;;
 signal_normal)
     # through the signal frame to the interrupted code, on the same stack
     ok_complete

@@ -418,6 +418,9 @@ static int expand_trace(loader *L, trace_state *T, sprof_trace *t, char *err, si
             for (uint32_t j = 0; j < k && n < MAX_STACK_FRAMES; j++)
                 L->stack[n++] = fr[j];
         }
+        /* no recorded chain to take over: the missing frames are the outermost */
+        if (cut && ui.gap_at >= npcs && n < MAX_STACK_FRAMES)
+            L->stack[n++] = unrecorded_frame(p);
         int complete;
         n = sprof_shape_stack(p, L->stack, n, &complete);
         if (s.flags & SPROF_SAMPLE_THREAD_TAIL) /* a thread's start routine: its root by construction */
