@@ -92,7 +92,8 @@ static void dump_record(FILE *o, uint64_t off, const sprof_trace_record *r)
             uint32_t co;
             memcpy(&val, &v->cand_val[i], 8);
             memcpy(&co, &v->cand_off[i], 4);
-            fprintf(o, " %u=0x%" PRIx64, co, val);
+            if (co == SPROF_CAND_REBASE) fprintf(o, " @0x%" PRIx64 ":", val); /* a second segment from there */
+            else fprintf(o, " %u=0x%" PRIx64, co, val);
         }
         fputc('\n', o);
         break;

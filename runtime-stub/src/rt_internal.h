@@ -352,6 +352,10 @@ SPROF_HIDDEN uint32_t sprof_build_from_dump(struct sprof_rec_sample *rec, uint32
                                             uint64_t dump_len, uint64_t stack_hi, uint64_t thr_lo,
                                             uint64_t thr_hi, uint32_t max_depth);
 SPROF_HIDDEN uint32_t sprof_max_record_size(uint32_t max_depth);
+/* signal mechanisms: a sample on an alternate signal stack gets the interrupted stack too */
+SPROF_HIDDEN uint32_t sprof_add_interrupted_stack(struct sprof_rec_sample *rec, uint32_t cap,
+                                                  struct sprof_walk_mem *m, uint64_t thr_lo, uint64_t thr_hi,
+                                                  uint32_t max_depth);
 /* buffer size sprof_walk / sprof_build_from_dump need (record + work arrays) */
 SPROF_HIDDEN uint32_t sprof_scratch_size(uint32_t max_depth);
 SPROF_HIDDEN void sprof_regs_from_ucontext(void *uc, uint64_t *pc, uint64_t *sp, uint64_t *fp);

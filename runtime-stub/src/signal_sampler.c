@@ -180,6 +180,8 @@ static void on_prof_signal(int sig, siginfo_t *si, void *uc)
     }
     uint32_t size = sprof_walk(rec, t->scratch_cap, pc, sp, fp, &m, g_sprof.cfg.max_depth);
     if (!size) goto out;
+    if (rec->flags & SPROF_SAMPLE_OFF_STACK)
+        size = sprof_add_interrupted_stack(rec, t->scratch_cap, &m, t->stack_lo, t->stack_hi, g_sprof.cfg.max_depth);
     void *dst = sprof_ring_reserve(&t->ring, size);
     if (!dst) {
         atomic_fetch_add_explicit(&t->dropped, 1, memory_order_relaxed);

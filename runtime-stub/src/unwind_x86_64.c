@@ -80,10 +80,14 @@ int sprof_interrupted_syscall(void *ucv, uint64_t pc)
 #endif
 }
 
+/* Candidates: MAX_CAND of the sampled stack, and as many again of a second
+ * segment after a SPROF_CAND_REBASE word (sprof_add_interrupted_stack). */
+#define MAX_ALL_CAND (2u * MAX_CAND + 1u)
+
 uint32_t sprof_max_record_size(uint32_t max_depth)
 {
     return (uint32_t)sizeof(struct sprof_rec_sample) + max_depth * 8u + sprof_pad8(max_depth * 4u) +
-           sprof_pad8(MAX_CAND * 4u) + MAX_CAND * 8u;
+           sprof_pad8(MAX_ALL_CAND * 4u) + MAX_ALL_CAND * 8u;
 }
 
 /* The walk's work arrays live after the record in the caller's buffer, not
@@ -544,4 +548,66 @@ uint32_t sprof_build_from_dump(struct sprof_rec_sample *rec, uint32_t cap, uint6
     a.ncand = chain_candidates(&m, sp, stack_hi > sp ? stack_hi : m.hi, fpoff, a.nframes, &flags, coff, cval);
     rec->flags |= flags;
     return finish(rec, cap, fpoff, coff, cval, a);
+}
+
+/* glibc's signal-return trampoline (__restore_rt): mov $15,%rax; syscall */
+static int is_sigreturn_trampoline(struct sprof_walk_mem *m, uint64_t addr)
+{
+    static const uint8_t code[9] = {0x48, 0xc7, 0xc0, 0x0f, 0x00, 0x00, 0x00, 0x0f, 0x05};
+    if (!is_exec(m, addr) || !is_exec(m, addr + sizeof code - 1)) return 0;
+    return memcmp((const void *)addr, code, sizeof code) == 0; /* code is mapped readable */
+}
+
+/* A sample taken in a handler that runs on an alternate signal stack: the
+ * frames it interrupted are on the thread's own stack, which the walk of
+ * the alternate stack never reads. Find the kernel's rt_sigframe among the
+ * candidates (the handler's return address is the trampoline's; the
+ * ucontext follows it: uc_flags, uc_link, uc_stack, then the general
+ * registers, rbp 10, rsp 15), and if the interrupted rsp is on the thread's
+ * stack, append that stack's candidates from there, after a
+ * SPROF_CAND_REBASE word whose value is that rsp. The offline CFI unwinder
+ * then steps on through the interrupted frames. Returns the new size. */
+uint32_t sprof_add_interrupted_stack(struct sprof_rec_sample *rec, uint32_t cap, struct sprof_walk_mem *m,
+                                     uint64_t thr_lo, uint64_t thr_hi, uint32_t max_depth)
+{
+    if (max_depth > 512) max_depth = 512;
+    uint32_t nf = rec->nframes, nc = rec->ncand;
+    uint64_t *ret = (uint64_t *)(rec + 1);
+    uint32_t *coff = (uint32_t *)(ret + nf) + sprof_pad8(nf * 4u) / 4u;
+    uint64_t *cval = (uint64_t *)(void *)(coff + sprof_pad8(nc * 4u) / 4u);
+    uint64_t rsp2 = 0, rbp2 = 0;
+    for (uint32_t i = 0; i < nc && !rsp2; i++) {
+        if (coff[i] == SPROF_CAND_REBASE || !is_sigreturn_trampoline(m, cval[i])) continue;
+        uint64_t gregs = rec->sp + coff[i] + 8 + 40;
+        if (!mem_read(m, gregs + 15 * 8, &rsp2) || !mem_read(m, gregs + 10 * 8, &rbp2)) rsp2 = 0;
+    }
+    if (!rsp2 || rsp2 < thr_lo || rsp2 >= thr_hi || (rsp2 & 7)) return rec->h.size;
+    struct walk_tmp *w = tmp_of(rec, max_depth);
+    struct sprof_walk_mem m2 = {.lo = rsp2, .hi = thr_hi, .stack_hi = thr_hi, .xc = m->xc};
+    /* as far as the interrupted frame records go (or a scan finds them) */
+    uint64_t top = 0, at = rbp2, next, r;
+    for (int k = 0; k < 4096 && at >= rsp2 && frame_record(&m2, at, &next, &r); k++) {
+        top = at;
+        if (next == 0 || !next_is_record_link(&m2, at, next)) break;
+        at = next;
+    }
+    if (!top) top = chain_top(&m2, rsp2, 0);
+    int cut = 0;
+    uint32_t n2 = collect_candidates(&m2, rsp2, thr_hi, NULL, 0, top, w->coff, w->cval, &cut);
+    if (!n2) return rec->h.size;
+    uint32_t total = nc + 1 + n2;
+    uint32_t size = (uint32_t)sizeof *rec + nf * 8u + sprof_pad8(nf * 4u) + sprof_pad8(total * 4u) + total * 8u;
+    if (size > cap || total > 0xffffu) return rec->h.size;
+    /* the values move up behind the longer offset array: last first */
+    uint64_t *cval_new = (uint64_t *)(void *)(coff + sprof_pad8(total * 4u) / 4u);
+    memmove(cval_new, cval, nc * 8u);
+    cval_new[nc] = rsp2;
+    memcpy(cval_new + nc + 1, w->cval, n2 * 8u);
+    coff[nc] = SPROF_CAND_REBASE;
+    memcpy(coff + nc + 1, w->coff, n2 * 4u);
+    if (total & 1) coff[total] = 0;
+    rec->ncand = (uint16_t)total;
+    rec->h.size = size;
+    if (cut) rec->flags |= SPROF_SAMPLE_STACK_CUT;
+    return size;
 }

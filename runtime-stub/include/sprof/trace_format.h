@@ -151,6 +151,11 @@ enum sprof_kernel_sampling {
 };
 
 #define SPROF_FPOFF_UNKNOWN 0xffffffffu
+/* (1.5) A candidate whose offset is SPROF_CAND_REBASE is not a stack word:
+ * its value is the base address of the candidates after it, which are
+ * offsets from that base (a second stack segment: the interrupted stack
+ * below a signal handler that runs on an alternate signal stack). */
+#define SPROF_CAND_REBASE 0xffffffffu
 
 /* One sample. Layout after the fixed part, each array 8-byte padded:
  *   uint64_t ret[nframes];      return addresses of the frame-pointer chain,

@@ -89,8 +89,15 @@ static int build_mem(const sprof_sample_view *s, sparse_mem *m, mem_word *small_
             m->n++;
         }
     }
+    /* a REBASE word starts a second segment: the offsets after it count
+     * from its value (the interrupted stack below an alternate-stack handler) */
+    uint64_t base = s->sp;
     for (uint32_t i = 0; i < s->ncand; i++) {
-        m->w[m->n] = (mem_word){ s->sp + s->cand_off[i], s->cand_val[i], m->n };
+        if (s->cand_off[i] == SPROF_CAND_REBASE) {
+            base = s->cand_val[i];
+            continue;
+        }
+        m->w[m->n] = (mem_word){ base + s->cand_off[i], s->cand_val[i], m->n };
         m->n++;
     }
     m->sorted = m->n > LINEAR_WORDS;
