@@ -26,12 +26,24 @@ int gate_add_rule(gate *g, const char *spec, int any_method)
     char *end;
     errno = 0;
     double pp = strtod(num, &end);
-    if (*num != '+' || errno || end == num + 1 || *end || !(pp >= 0 && pp <= 100)) {
-        fprintf(stderr, "sprof-diff: %s %s: expected +PP, a growth in percentage points between +0 and +100\n",
+    if (*end == '%') {
+        r.unit = GATE_PCT;
+        end++;
+    } else if (*end == 's') {
+        r.unit = GATE_SECONDS;
+        end++;
+    }
+    double hi = r.unit == GATE_PP ? 100 : 1e9;
+    if (*num != '+' || errno || end == num + 1 || *end || !(pp >= 0 && pp <= hi)) {
+        fprintf(stderr,
+                "sprof-diff: %s %s: expected +PP (a growth of the total share in percentage points, 0-100), "
+                "+N%% (of the total CPU seconds per run) or +Ns (CPU seconds per run)\n",
                 any_method ? "--fail-if-any" : "--fail-if", spec);
         return -1;
     }
     r.limit_pp = pp;
+    if (r.unit != GATE_PP)
+        g->cpu_rules++;
     gate_rule *rules = realloc(g->rules, (g->nrules + 1) * sizeof *rules);
     if (!rules) {
         fprintf(stderr, "sprof-diff: out of memory\n");
@@ -67,13 +79,23 @@ int gate_check(gate *g, const sprof_diff_table *t)
             if (!rule_matches(r, row))
                 continue;
             found = 1;
-            double pp = sprof_diff_total_pp(t, row);
-            if (!row->total_sig || !(pp > r->limit_pp))
+            double change;
+            int sig;
+            if (r->unit == GATE_PP) {
+                change = sprof_diff_total_pp(t, row);
+                sig = row->total_sig;
+            } else {
+                double b = sprof_diff_cpu_s(t, row->run_total_ns[0], 0), a = sprof_diff_cpu_s(t, row->run_total_ns[1], 1);
+                change = r->unit == GATE_SECONDS ? a - b : b > 0 ? 100.0 * (a - b) / b : (a > 0 ? INFINITY : 0);
+                sig = row->cpu_total_sig;
+            }
+            if (!sig || !(change > r->limit_pp))
                 continue;
+            double q = r->unit == GATE_PP ? row->total_q : row->cpu_total_q;
             if (!row_hit[i]) {
                 row_hit[i] = (int)g->nhits + 1;
-                g->hits[g->nhits++] = (gate_hit){ row, pp, r->limit_pp };
-            } else if (r->limit_pp < g->hits[row_hit[i] - 1].limit_pp) {
+                g->hits[g->nhits++] = (gate_hit){ row, change, r->limit_pp, r->unit, q };
+            } else if (r->unit == g->hits[row_hit[i] - 1].unit && r->limit_pp < g->hits[row_hit[i] - 1].limit_pp) {
                 g->hits[row_hit[i] - 1].limit_pp = r->limit_pp;
             }
         }
@@ -99,11 +121,15 @@ void gate_print_verdict(FILE *out, const gate *g)
     if (g->nhits) {
         fprintf(out, "sprof-diff: gate: FAIL: %zu method%s grew significantly beyond the limit:", g->nhits,
                 g->nhits == 1 ? "" : "s");
-        for (size_t i = 0; i < g->nhits; i++)
-            fprintf(out, "%s %s total %+.2f pp > +%g pp (q %.2g)", i ? ";" : "", g->hits[i].row->key,
-                    g->hits[i].change_pp, g->hits[i].limit_pp, g->hits[i].row->total_q);
+        static const char *const what[] = { "total", "total CPU", "total CPU" };
+        static const char *const unit[] = { " pp", "%", " s" };
+        for (size_t i = 0; i < g->nhits; i++) {
+            const gate_hit *h = &g->hits[i];
+            fprintf(out, "%s %s %s %+.*f%s > +%g%s (q %.2g)", i ? ";" : "", h->row->key, what[h->unit],
+                    h->unit == GATE_SECONDS ? 3 : 2, h->change_pp, unit[h->unit], h->limit_pp, unit[h->unit], h->q);
+        }
     } else {
-        fprintf(out, "sprof-diff: gate: pass: no method's total share grew significantly beyond its limit");
+        fprintf(out, "sprof-diff: gate: pass: no method's total share or CPU grew significantly beyond its limit");
     }
     for (size_t i = 0; i < g->nmissing; i++)
         fprintf(out, "%s%.*s not in either profile", i ? ", " : " (", (int)method_len_of(g, g->missing[i]),
@@ -120,8 +146,12 @@ void gate_write_json(FILE *out, const gate *g)
     for (size_t i = 0; i < g->nhits; i++) {
         fputs(i ? ",{\"name\":" : "{\"name\":", out);
         sprof_json_string(out, g->hits[i].row->key);
-        fprintf(out, ",\"change_pp\":%.6g,\"limit_pp\":%g,\"q\":%.6g}", g->hits[i].change_pp, g->hits[i].limit_pp,
-                g->hits[i].row->total_q);
+        static const char *const unit[] = { "pp", "%", "s" };
+        fprintf(out, ",\"change\":%.6g,\"limit\":%g,\"unit\":\"%s\",\"q\":%.6g", g->hits[i].change_pp,
+                g->hits[i].limit_pp, unit[g->hits[i].unit], g->hits[i].q);
+        if (g->hits[i].unit == GATE_PP) /* the names of format 1 of this object */
+            fprintf(out, ",\"change_pp\":%.6g,\"limit_pp\":%g", g->hits[i].change_pp, g->hits[i].limit_pp);
+        fputc('}', out);
     }
     fputs("],\"missing\":[", out);
     for (size_t i = 0; i < g->nmissing; i++) {

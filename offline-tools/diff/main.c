@@ -35,6 +35,7 @@ typedef struct side {
 
 typedef struct options {
     int lines, sort_total, json, folded, normalize;
+    int cpu; /* --weight=cpu: CPU seconds per run instead of shares */
     double min_pp, alpha, floor_pp;
     const char **fail_if;  /* --fail-if METHOD:+PP (borrowed argv strings) */
     size_t nfail_if;
@@ -55,8 +56,9 @@ static void usage(FILE *out)
           "  --min PP             hide rows whose self and total change less than PP percentage points\n"
           "  --alpha Q            false discovery rate for the significance mark (default 0.05)\n"
           "  --floor PP           with one run on a side: smallest change that may be significant (default 10)\n"
-          "  --fail-if 'METHOD:+PP'  exit 3 if METHOD's total share grew by more than PP points, significantly\n"
-          "  --fail-if-any +PP    exit 3 if any method's total share grew by more than PP points, significantly\n"
+          "  --fail-if 'METHOD:+PP'  exit 3 if METHOD's total share grew by more than PP points, significantly;\n"
+          "                       +N% / +Ns: its total CPU seconds per run grew by more than N % / N s\n"
+          "  --fail-if-any +PP    the same for any method (+PP, +N% or +Ns)\n"
           "  --json               the table as JSON\n"
           "  --folded             difffolded-compatible \"stack before after\" lines instead of the table\n"
           "  --normalize          with --folded: scale before's counts to after's total (difffolded.pl -n)\n"
@@ -68,8 +70,8 @@ static void usage(FILE *out)
           out);
     /* --symmap is per side here: give each side's symmap among its files */
     fputs(strstr(sprof_cli_load_usage, "      --threads"), out);
-    fputs("  --weight: auto and samples compare sample counts; cpu is refused (the significance\n"
-          "  test of every output needs counts: docs/diff.md)\n",
+    fputs("  --weight: auto and samples compare shares of sample counts; cpu shows each method's CPU seconds\n"
+          "  per run (mean over a side's runs) and their change instead (cpu-mode traces; docs/diff.md)\n",
           out);
 }
 
@@ -169,13 +171,32 @@ static void free_runs(side *s)
 
 typedef struct sort_ctx {
     const sprof_diff_table *t;
-    int by_total;
+    int by_total, cpu;
 } sort_ctx;
 static sort_ctx g_sort;
 
 static int row_significant(const sprof_diff_row *r, int total)
 {
+    if (g_sort.cpu)
+        return total ? r->cpu_total_sig : r->cpu_self_sig;
     return total ? r->total_sig : r->self_sig;
+}
+
+/* A row's change in mean CPU seconds per run (after - before). */
+static double cpu_change_s(const sprof_diff_table *t, const sprof_diff_row *r, int total)
+{
+    uint64_t *const *ns = total ? r->run_total_ns : r->run_self_ns;
+    return sprof_diff_cpu_s(t, ns[1], 1) - sprof_diff_cpu_s(t, ns[0], 0);
+}
+
+static double cpu_self_s(const sprof_diff_table *t, const sprof_diff_row *r)
+{
+    return cpu_change_s(t, r, 0);
+}
+
+static double cpu_total_s(const sprof_diff_table *t, const sprof_diff_row *r)
+{
+    return cpu_change_s(t, r, 1);
 }
 
 static int by_change(const void *a, const void *b)
@@ -185,10 +206,11 @@ static int by_change(const void *a, const void *b)
     int sy = row_significant(y, g_sort.by_total);
     if (sx != sy)
         return sy - sx;
-    double (*primary)(const sprof_diff_table *, const sprof_diff_row *) =
-        g_sort.by_total ? sprof_diff_total_pp : sprof_diff_self_pp;
-    double (*secondary)(const sprof_diff_table *, const sprof_diff_row *) =
-        g_sort.by_total ? sprof_diff_self_pp : sprof_diff_total_pp;
+    double (*self_f)(const sprof_diff_table *, const sprof_diff_row *) = g_sort.cpu ? cpu_self_s : sprof_diff_self_pp;
+    double (*total_f)(const sprof_diff_table *, const sprof_diff_row *) =
+        g_sort.cpu ? cpu_total_s : sprof_diff_total_pp;
+    double (*primary)(const sprof_diff_table *, const sprof_diff_row *) = g_sort.by_total ? total_f : self_f;
+    double (*secondary)(const sprof_diff_table *, const sprof_diff_row *) = g_sort.by_total ? self_f : total_f;
     double px = fabs(primary(g_sort.t, x)), py = fabs(primary(g_sort.t, y));
     if (px != py)
         return px > py ? -1 : 1;
@@ -283,6 +305,70 @@ static void write_table(FILE *out, const sprof_diff_table *t, sprof_diff_row **r
                 what, t->ntests, o->alpha, t->test.floor_pp);
 }
 
+static double pct_change(double before, double after)
+{
+    return before > 0 ? 100.0 * (after - before) / before : NAN;
+}
+
+static void print_pct(FILE *out, double before, double after)
+{
+    double v = pct_change(before, after);
+    if (before == 0 && after == 0)
+        fprintf(out, " %7s", "-");
+    else if (isnan(v))
+        fprintf(out, " %7s", "new");
+    else
+        fprintf(out, " %+6.1f%%", v);
+}
+
+/* --weight=cpu: mean CPU seconds per run, self and total, and their change. */
+static void write_cpu_table(FILE *out, const sprof_diff_table *t, sprof_diff_row **rows, size_t nrows,
+                            const options *o)
+{
+    const char *what = o->lines ? "line" : "method";
+    double all[2] = { sprof_diff_cpu_s(t, t->run_ns[0], 0), sprof_diff_cpu_s(t, t->run_ns[1], 1) };
+    fprintf(out, "CPU per run: before %.3f s, after %.3f s (", all[0], all[1]);
+    print_pct(out, all[0], all[1]);
+    fputs(")\n\n", out);
+    fprintf(out, "%s   %s\n", "------ self CPU s per run (mean) -------", "------ total CPU s per run (mean) ------");
+    fprintf(out, "%9s %9s %9s %8s %-4s  %9s %9s %9s %8s %-4s  %-7s  %s\n", "before", "after", "change", "", "sig",
+            "before", "after", "change", "", "sig", "class", o->lines ? ".rb line (method)" : "method");
+    size_t shown = 0;
+    for (size_t i = 0; i < nrows; i++) {
+        const sprof_diff_row *r = rows[i];
+        double sb = sprof_diff_cpu_s(t, r->run_self_ns[0], 0), sa = sprof_diff_cpu_s(t, r->run_self_ns[1], 1);
+        double tb = sprof_diff_cpu_s(t, r->run_total_ns[0], 0), ta = sprof_diff_cpu_s(t, r->run_total_ns[1], 1);
+        if (o->min_pp > 0 && all[0] > 0 && 100.0 * fabs(sa - sb) / all[0] < o->min_pp &&
+            100.0 * fabs(ta - tb) / all[0] < o->min_pp)
+            continue;
+        shown++;
+        fprintf(out, "%9.3f %9.3f %+9.3f", sb, sa, sa - sb);
+        print_pct(out, sb, sa);
+        fprintf(out, " %-4s  %9.3f %9.3f %+9.3f", mark(r->cpu_self_sig, r->cpu_self_q), tb, ta, ta - tb);
+        print_pct(out, tb, ta);
+        fprintf(out, " %-4s  %-7s  %s", mark(r->cpu_total_sig, r->cpu_total_q), cost_word(r->cost), r->key);
+        if (o->lines && strcmp(r->method, r->key) != 0)
+            fprintf(out, " (%s)", r->method);
+        fputc('\n', out);
+    }
+    fprintf(out, "\n%zu %ss shown of %zu", shown, what, nrows);
+    if (o->min_pp > 0)
+        fprintf(out, " (changes under %.2f %% of the before side's CPU hidden)", o->min_pp);
+    fprintf(out, "; sorted by the %s change, significant first. CPU s = the weights of the samples (thread CPU "
+                 "time), mean over each side's runs; change in seconds and in %% of the before figure.\n",
+            o->sort_total ? "total" : "self");
+    if (t->replicated)
+        fprintf(out,
+                "sig: Welch's t-test on the per-run CPU seconds (%zu vs %zu runs; each side's variance at least "
+                "the sampling noise of one run's figure), per %s, self and total separately; Benjamini-Hochberg "
+                "correction across all %zu of these tests; * q < %g, ** q < 0.01, *** q < 0.001.\n",
+                t->nruns[0], t->nruns[1], what, t->ncpu_tests, o->alpha);
+    else
+        fputs("sig: one run on a side: run-to-run variance of CPU time is unknown, so no change is marked. Give 2 "
+              "or more runs a side (3 recommended).\n",
+              out);
+}
+
 static void json_num(FILE *out, double v)
 {
     if (isnan(v) || isinf(v))
@@ -303,6 +389,38 @@ static void json_measure(FILE *out, const sprof_diff_table *t, const uint64_t *x
     json_num(out, pp);
     fputs(",\"z\":", out);
     json_num(out, z);
+    fputs(",\"p\":", out);
+    json_num(out, p);
+    fputs(",\"q\":", out);
+    json_num(out, q);
+    fprintf(out, ",\"significant\":%s}", sig ? "true" : "false");
+}
+
+/* A row's CPU seconds: the mean per run of each side, every run, the change
+ * and its test (null without replicates). */
+static void json_cpu(FILE *out, const sprof_diff_table *t, uint64_t *const *ns, double st, double p, double q,
+                     int sig)
+{
+    double b = sprof_diff_cpu_s(t, ns[0], 0), a = sprof_diff_cpu_s(t, ns[1], 1);
+    fputs("{\"before_s\":", out);
+    json_num(out, b);
+    fputs(",\"after_s\":", out);
+    json_num(out, a);
+    for (int side = 0; side < 2; side++) {
+        fputs(side ? ",\"after_runs_s\":[" : ",\"before_runs_s\":[", out);
+        for (size_t i = 0; i < t->nruns[side]; i++) {
+            if (i)
+                fputc(',', out);
+            json_num(out, (double)ns[side][i] / 1e9);
+        }
+        fputc(']', out);
+    }
+    fputs(",\"change_s\":", out);
+    json_num(out, a - b);
+    fputs(",\"change_pct\":", out);
+    json_num(out, pct_change(b, a));
+    fputs(",\"t\":", out);
+    json_num(out, st);
     fputs(",\"p\":", out);
     json_num(out, p);
     fputs(",\"q\":", out);
@@ -358,6 +476,18 @@ static void write_json(FILE *out, const sprof_diff_table *t, sprof_diff_row **ro
             o->lines ? "line" : "method", o->sort_total ? "total" : "self", o->min_pp, o->alpha);
     json_num(out, t->replicated ? NAN : t->test.floor_pp); /* null: the runs test needs no floor */
     fprintf(out, ",\"test\":\"%s\",\"tests\":%zu,", test_name(t), t->ntests);
+    if (t->cpu_known) {
+        fputs("\"cpu_s_per_run\":[", out);
+        json_num(out, sprof_diff_cpu_s(t, t->run_ns[0], 0));
+        fputc(',', out);
+        json_num(out, sprof_diff_cpu_s(t, t->run_ns[1], 1));
+        fprintf(out, "],\"cpu_test\":\"%s\",\"cpu_tests\":%zu,",
+                t->replicated ? "Welch t-test on per-run CPU seconds per row (each side's variance at least the "
+                                "sampling noise of one run's figure), self and total separately; Benjamini-Hochberg "
+                                "adjusted q-values across the CPU tests"
+                              : "one run on a side: not tested",
+                t->ncpu_tests);
+    }
     gate_write_json(out, g);
     fputs("\"rows\":[", out);
     int first = 1;
@@ -374,6 +504,12 @@ static void write_json(FILE *out, const sprof_diff_table *t, sprof_diff_row **ro
         json_measure(out, t, r->self, sprof_diff_self_pp(t, r), r->self_z, r->self_p, r->self_q, r->self_sig);
         fputs(",\"total\":", out);
         json_measure(out, t, r->total, sprof_diff_total_pp(t, r), r->total_z, r->total_p, r->total_q, r->total_sig);
+        if (t->cpu_known) {
+            fputs(",\"self_cpu\":", out);
+            json_cpu(out, t, r->run_self_ns, r->cpu_self_t, r->cpu_self_p, r->cpu_self_q, r->cpu_self_sig);
+            fputs(",\"total_cpu\":", out);
+            json_cpu(out, t, r->run_total_ns, r->cpu_total_t, r->cpu_total_p, r->cpu_total_q, r->cpu_total_sig);
+        }
         fputc('}', out);
     }
     fputs("\n]}\n", out);
@@ -558,9 +694,9 @@ static int parse_args(int argc, char **argv, options *o, gate *g, side *sides, c
         fprintf(stderr, "sprof-diff: choose one of --folded and --json\n");
         return -1;
     }
-    if (o->cli.weight && strcmp(o->cli.weight, "cpu") == 0) {
-        fprintf(stderr, "sprof-diff: --weight=cpu: the diff compares sample counts (its significance test "
-                        "needs counts); use --weight=samples or auto\n");
+    o->cpu = o->cli.weight && strcmp(o->cli.weight, "cpu") == 0;
+    if (o->cpu && o->folded) {
+        fprintf(stderr, "sprof-diff: --weight=cpu applies to the table and --json, not --folded\n");
         return -1;
     }
     return sprof_cli_load_check(&o->cli, "sprof-diff");
@@ -578,10 +714,12 @@ static int render_main(FILE *out, const sprof_diff_table *t, const side *sides, 
         return -1;
     for (size_t i = 0; i < t->nrows; i++)
         rows[i] = &t->rows[i];
-    g_sort = (sort_ctx){ t, o->sort_total };
+    g_sort = (sort_ctx){ t, o->sort_total, o->cpu };
     qsort(rows, t->nrows, sizeof *rows, by_change);
     if (o->json)
         write_json(out, t, rows, t->nrows, sides, o, g);
+    else if (o->cpu)
+        write_cpu_table(out, t, rows, t->nrows, o);
     else
         write_table(out, t, rows, t->nrows, sides, o);
     free(rows);
@@ -657,6 +795,11 @@ int main(int argc, char **argv)
     if (rc == 0 && sprof_diff_table_build(&table, sides[0].runs, sides[0].nruns, sides[1].runs, sides[1].nruns,
                                           o.lines, &test, err, sizeof err) != 0)
         rc = fail(err);
+    if (rc == 0 && (o.cpu || g.cpu_rules) && !table.cpu_known)
+        rc = fail(o.cpu ? "--weight=cpu: CPU seconds need cpu-mode traces on both sides (folded files, perf script "
+                          "and wall-mode traces carry no CPU weights)"
+                        : "--fail-if with % or s: CPU changes need cpu-mode traces on both sides (folded files, "
+                          "perf script and wall-mode traces carry no CPU weights)");
     if (rc == 0 && gate_check(&g, &table) != 0)
         rc = fail("out of memory");
     if (rc == 0 && o.lines && table.nrows == 0)

@@ -41,6 +41,12 @@ double sprof_diff_ztest(uint64_t x1, uint64_t n1, uint64_t x2, uint64_t n2, doub
 double sprof_diff_runs_test(const uint64_t *x0, const uint64_t *n0, size_t k0, const uint64_t *x1, const uint64_t *n1,
                             size_t k1, double *t);
 
+/* Welch's t-test on per-run values (CPU seconds of a method, say): each
+ * side's sample variance raised to at least floor0/floor1. Two-sided p; 1
+ * with fewer than 2 runs a side or nothing to test. */
+double sprof_diff_values_test(const double *x0, size_t k0, double floor0, const double *x1, size_t k1,
+                              double floor1, double *t);
+
 /* Two-sided p-value of Student's t distribution with df degrees of freedom. */
 double sprof_diff_t_pvalue(double t, double df);
 
@@ -59,6 +65,11 @@ typedef struct sprof_diff_row {
     double self_z, self_p, self_q;    /* z (one run a side) or t (replicates); NaN when not tested */
     double total_z, total_p, total_q;
     int self_sig, total_sig;          /* q < alpha, and with one run a side also |change| >= floor_pp */
+    /* CPU time (the samples' weights), per run of each side, in ns */
+    uint64_t *run_self_ns[2], *run_total_ns[2];
+    double cpu_self_t, cpu_self_p, cpu_self_q; /* Welch on per-run seconds; NaN when not tested */
+    double cpu_total_t, cpu_total_p, cpu_total_q;
+    int cpu_self_sig, cpu_total_sig;
 } sprof_diff_row;
 
 /* How a change is called significant. */
@@ -79,6 +90,9 @@ typedef struct sprof_diff_table {
     size_t nruns[2];    /* runs per side */
     uint64_t *run_n[2]; /* samples of each run */
     int replicated;     /* both sides have >= 2 runs: the runs test was used */
+    uint64_t *run_ns[2];      /* CPU (sample weights, ns) of each run */
+    int cpu_known;            /* every run is a cpu-mode trace: its samples carry CPU weights */
+    size_t ncpu_tests;        /* the CPU columns' own multiple-comparison family */
     sprof_diff_test test;
     size_t ntests;      /* size of the multiple-comparison family */
 } sprof_diff_table;
@@ -90,6 +104,10 @@ int sprof_diff_table_build(sprof_diff_table *t, const sprof_profile *before, siz
                            const sprof_profile *after, size_t nafter, int by_lines, const sprof_diff_test *test,
                            char *err, size_t errlen);
 void sprof_diff_table_free(sprof_diff_table *t);
+
+/* Mean CPU seconds per run of one side: of the whole side (ns = t->run_ns[side])
+ * or of a row (r->run_self_ns[side] / run_total_ns[side]). */
+double sprof_diff_cpu_s(const sprof_diff_table *t, const uint64_t *run_ns, int side);
 
 /* Percentage points of change of a row: after share - before share. */
 double sprof_diff_self_pp(const sprof_diff_table *t, const sprof_diff_row *r);

@@ -117,6 +117,36 @@ double sprof_diff_runs_test(const uint64_t *x0, const uint64_t *n0, size_t k0, c
     return sprof_diff_t_pvalue(tt, df);
 }
 
+double sprof_diff_values_test(const double *x0, size_t k0, double floor0, const double *x1, size_t k1,
+                              double floor1, double *t)
+{
+    if (t)
+        *t = 0;
+    if (k0 < 2 || k1 < 2)
+        return 1.0;
+    double m0 = 0, m1 = 0, v0 = 0, v1 = 0;
+    for (size_t i = 0; i < k0; i++)
+        m0 += x0[i] / (double)k0;
+    for (size_t i = 0; i < k1; i++)
+        m1 += x1[i] / (double)k1;
+    for (size_t i = 0; i < k0; i++)
+        v0 += (x0[i] - m0) * (x0[i] - m0) / (double)(k0 - 1);
+    for (size_t i = 0; i < k1; i++)
+        v1 += (x1[i] - m1) * (x1[i] - m1) / (double)(k1 - 1);
+    if (v0 < floor0)
+        v0 = floor0;
+    if (v1 < floor1)
+        v1 = floor1;
+    double e0 = v0 / (double)k0, e1 = v1 / (double)k1;
+    if (!(e0 + e1 > 0))
+        return 1.0;
+    double tt = (m1 - m0) / sqrt(e0 + e1);
+    double df = (e0 + e1) * (e0 + e1) / (e0 * e0 / (double)(k0 - 1) + e1 * e1 / (double)(k1 - 1));
+    if (t)
+        *t = tt;
+    return sprof_diff_t_pvalue(tt, df);
+}
+
 typedef struct ranked {
     double p;
     size_t i;

@@ -2,6 +2,7 @@
  * method (or .rb line) on both sides, per run and summed, joined by name,
  * then tested. */
 #include "sprof/diff.h"
+#include "sprof/trace_format.h"
 
 #include <math.h>
 #include <stdlib.h>
@@ -69,7 +70,8 @@ static size_t row_of(builder *b, const char *key, const char *method, uint8_t co
         return SIZE_MAX;
     }
     size_t k = t->nruns[0] + t->nruns[1];
-    r->run_self[0] = calloc(2 * k, sizeof(uint64_t)); /* one block: self, then total, per side */
+    /* one block: self, then total, per side; then the same in CPU ns */
+    r->run_self[0] = calloc(4 * k, sizeof(uint64_t));
     if (!r->run_self[0]) {
         free(r->key);
         free(r->method);
@@ -79,6 +81,10 @@ static size_t row_of(builder *b, const char *key, const char *method, uint8_t co
     r->run_self[1] = r->run_self[0] + t->nruns[0];
     r->run_total[0] = r->run_self[0] + k;
     r->run_total[1] = r->run_total[0] + t->nruns[0];
+    r->run_self_ns[0] = r->run_self[0] + 2 * k;
+    r->run_self_ns[1] = r->run_self_ns[0] + t->nruns[0];
+    r->run_total_ns[0] = r->run_self_ns[0] + k;
+    r->run_total_ns[1] = r->run_total_ns[0] + t->nruns[0];
     r->cost = cost;
     e->row = t->nrows;
     b->stamp[t->nrows] = 0;
@@ -135,9 +141,10 @@ static int add_run(builder *b, const sprof_profile *p, int side, size_t run, int
         b->stamp[r] = 0;
     for (size_t s = 0; s < p->nstacks; s++) {
         const sprof_pstack *st = &p->stacks[s];
-        uint64_t w = st->samples;
+        uint64_t w = st->samples, ns = st->cpu_ns;
         add_sat(&t->n[side], w);
         add_sat(&t->run_n[side][run], w);
+        add_sat(&t->run_ns[side][run], ns);
         if (w == 0)
             continue;
         /* self: the leaf; with --lines, the innermost .rb line. */
@@ -148,6 +155,7 @@ static int add_run(builder *b, const sprof_profile *p, int side, size_t run, int
             if (rows[f] != NO_ROW) {
                 add_sat(&t->rows[rows[f]].self[side], w);
                 add_sat(&t->rows[rows[f]].run_self[side][run], w);
+                add_sat(&t->rows[rows[f]].run_self_ns[side][run], ns);
                 break;
             }
             if (!by_lines)
@@ -164,6 +172,7 @@ static int add_run(builder *b, const sprof_profile *p, int side, size_t run, int
             b->stamp[r] = s + 1;
             add_sat(&t->rows[r].total[side], w);
             add_sat(&t->rows[r].run_total[side][run], w);
+            add_sat(&t->rows[r].run_total_ns[side][run], ns);
         }
     }
     free(rows);
@@ -191,6 +200,81 @@ static double test_measure(const sprof_diff_table *t, uint64_t *const sum, uint6
     if (t->replicated)
         return sprof_diff_runs_test(runs[0], t->run_n[0], t->nruns[0], runs[1], t->run_n[1], t->nruns[1], stat);
     return sprof_diff_ztest(sum[0], t->n[0], sum[1], t->n[1], stat);
+}
+
+double sprof_diff_cpu_s(const sprof_diff_table *t, const uint64_t *run_ns, int side)
+{
+    double sum = 0;
+    for (size_t i = 0; i < t->nruns[side]; i++)
+        sum += (double)run_ns[i] / 1e9;
+    return t->nruns[side] ? sum / (double)t->nruns[side] : 0;
+}
+
+/* Welch on a row's per-run CPU seconds. Each side's variance is at least
+ * the sampling noise of one run's figure: a method's CPU is its sample
+ * count times the mean weight w of a sample, and the count is ~Poisson, so
+ * var = w * seconds. */
+static double test_cpu(const sprof_diff_table *t, uint64_t *const *run_ns, double *stat)
+{
+    double x[2][64], fl[2];
+    for (int s = 0; s < 2; s++) {
+        if (t->nruns[s] > 64)
+            return NAN;
+        uint64_t n = 0, ns = 0;
+        for (size_t i = 0; i < t->nruns[s]; i++) {
+            x[s][i] = (double)run_ns[s][i] / 1e9;
+            n += t->run_n[s][i];
+            ns += t->run_ns[s][i];
+        }
+        double w = n ? (double)ns / 1e9 / (double)n : 0;
+        fl[s] = w * sprof_diff_cpu_s(t, run_ns[s], s);
+    }
+    return sprof_diff_values_test(x[0], t->nruns[0], fl[0], x[1], t->nruns[1], fl[1], stat);
+}
+
+/* The CPU columns: tested only with replicates on both sides and weights
+ * in every run; a family of their own for the false-discovery correction. */
+static int run_cpu_tests(sprof_diff_table *t)
+{
+    size_t n = t->nrows;
+    for (size_t i = 0; i < n; i++) {
+        sprof_diff_row *r = &t->rows[i];
+        r->cpu_self_t = r->cpu_self_p = r->cpu_self_q = NAN;
+        r->cpu_total_t = r->cpu_total_p = r->cpu_total_q = NAN;
+        r->cpu_self_sig = r->cpu_total_sig = 0;
+    }
+    t->ncpu_tests = 0;
+    if (!t->cpu_known || !t->replicated)
+        return 0;
+    double *p = malloc((n ? 2 * n : 1) * sizeof *p);
+    if (!p)
+        return -1;
+    for (size_t i = 0; i < n; i++) {
+        sprof_diff_row *r = &t->rows[i];
+        if (r->self[0] + r->self[1] > 0) {
+            r->cpu_self_p = test_cpu(t, r->run_self_ns, &r->cpu_self_t);
+            t->ncpu_tests += !isnan(r->cpu_self_p);
+        }
+        if (r->total[0] + r->total[1] > 0) {
+            r->cpu_total_p = test_cpu(t, r->run_total_ns, &r->cpu_total_t);
+            t->ncpu_tests += !isnan(r->cpu_total_p);
+        }
+        p[2 * i] = r->cpu_self_p;
+        p[2 * i + 1] = r->cpu_total_p;
+    }
+    if (sprof_diff_bh_adjust(p, p, 2 * n) != 0) {
+        free(p);
+        return -1;
+    }
+    for (size_t i = 0; i < n; i++) {
+        sprof_diff_row *r = &t->rows[i];
+        r->cpu_self_q = p[2 * i];
+        r->cpu_total_q = p[2 * i + 1];
+        r->cpu_self_sig = !isnan(r->cpu_self_q) && r->cpu_self_q < t->test.alpha;
+        r->cpu_total_sig = !isnan(r->cpu_total_q) && r->cpu_total_q < t->test.alpha;
+    }
+    free(p);
+    return 0;
 }
 
 static int significant(const sprof_diff_table *t, double q, double pp)
@@ -257,11 +341,23 @@ int sprof_diff_table_build(sprof_diff_table *t, const sprof_profile *before, siz
     t->replicated = nbefore >= 2 && nafter >= 2;
     builder b = { .t = t };
     int rc = 0;
-    t->run_n[0] = calloc(nbefore + nafter + 1, sizeof(uint64_t));
-    if (t->run_n[0])
+    size_t k = nbefore + nafter;
+    t->run_n[0] = calloc(2 * k + 1, sizeof(uint64_t)); /* counts, then CPU ns */
+    if (t->run_n[0]) {
         t->run_n[1] = t->run_n[0] + nbefore;
+        t->run_ns[0] = t->run_n[0] + k;
+        t->run_ns[1] = t->run_ns[0] + nbefore;
+    }
+    if (t->run_n[0]) {
+        /* CPU figures need the weights of traces; folded text has counts only */
+        t->cpu_known = 1;
+        for (size_t i = 0; i < nbefore; i++)
+            t->cpu_known &= before[i].ntraces > 0 && before[i].mode == SPROF_MODE_CPU;
+        for (size_t i = 0; i < nafter; i++)
+            t->cpu_known &= after[i].ntraces > 0 && after[i].mode == SPROF_MODE_CPU;
+    }
     if (!t->run_n[0] || add_runs(&b, before, nbefore, 0, by_lines) != 0 ||
-        add_runs(&b, after, nafter, 1, by_lines) != 0 || run_tests(t) != 0) {
+        add_runs(&b, after, nafter, 1, by_lines) != 0 || run_tests(t) != 0 || run_cpu_tests(t) != 0) {
         snprintf(err, errlen, "sprof-diff: out of memory");
         rc = -1;
     }

@@ -1,0 +1,68 @@
+#!/usr/bin/env bash
+# sprof-diff --weight=cpu (issue 19, must-have 4): a program made 20 %
+# slower as a whole keeps every method's share, so the share table marks
+# nothing; the CPU columns must show each method ~20 % slower, significant
+# with 3 runs a side, and the gate in % or s must trip while the one in pp
+# does not. One run a side: CPU changes are never marked.
+set -euo pipefail
+: "${SPROF_BIN:?}" "${SPROF_BUILD:?}" "${SPROF_LIB:?}"
+work=$SPROF_BUILD/tests/diff/cpuseconds
+prog=$SPROF_BUILD/tests/diff/fixed_work
+fail() { echo "diff_cpu_seconds: FAIL: $*" >&2; exit 1; }
+rm -rf "$work"; mkdir -p "$work"
+"$SPROF_BIN/sprof-symmap" "$prog" -o "$work/fw.symmap" --quiet || fail "sprof-symmap"
+for side in b a; do
+  scale=1.0; [ $side = a ] && scale=1.2
+  for r in 1 2 3; do
+    SPROF_QUIET=1 SPROF_OUT="$work/$side$r.bin" SPROF_HZ=4000 LD_PRELOAD="$SPROF_LIB/libsprof.so" \
+      "$prog" $scale 500 || fail "run $side$r"
+  done
+done
+d() { "$SPROF_BIN/sprof-diff" -b "$work"/b1.bin "$work"/b2.bin "$work"/b3.bin "$work/fw.symmap" \
+        -a "$work"/a1.bin "$work"/a2.bin "$work"/a3.bin "$work/fw.symmap" "$@"; }
+d --weight=cpu --total >"$work/cpu.txt" || fail "sprof-diff --weight=cpu"
+cat "$work/cpu.txt"
+d --json >"$work/diff.json" || fail "sprof-diff --json"
+python3 - "$work/diff.json" <<'PY'
+import json, sys
+d = json.load(open(sys.argv[1]))
+rows = {r["method"]: r for r in d["rows"]}
+bad = []
+for m in ("A#work", "B#work"):  # sp_A_work, sp_B_work: names guessed from C (no Spinel map)
+    r = rows.get(m)
+    if r is None:
+        bad.append(f"{m}: no row ({sorted(rows)[:8]})")
+        continue
+    if r["total"]["significant"]:
+        bad.append(f"{m}: its share changed significantly ({r['total']['change_pp']} pp) though only the speed did")
+    c = r["total_cpu"]
+    print(f"{m}: CPU/run {c['before_s']:.3f} -> {c['after_s']:.3f} s ({c['change_pct']:+.1f} %), q {c['q']}")
+    if not (10 <= c["change_pct"] <= 30):
+        bad.append(f"{m}: CPU change {c['change_pct']:+.1f} % (want ~+20 %)")
+    if not c["significant"]:
+        bad.append(f"{m}: the CPU change is not marked significant (q {c['q']})")
+if not (12 <= 100 * (d["cpu_s_per_run"][1] / d["cpu_s_per_run"][0] - 1) <= 28):  # the program's own CPU
+    bad.append(f"program CPU per run {d['cpu_s_per_run']}")
+if bad:
+    sys.exit("diff_cpu_seconds: FAIL: " + "; ".join(bad))
+PY
+# the gate: CPU limits trip, the share limit does not
+set +e
+d --fail-if-any +10% >/dev/null 2>"$work/gate1.err"; rc1=$?
+d --fail-if-any +0.01s >/dev/null 2>"$work/gate2.err"; rc2=$?
+d --fail-if-any +2 >/dev/null 2>"$work/gate3.err"; rc3=$?
+set -e
+cat "$work/gate1.err" "$work/gate2.err" "$work/gate3.err"
+[ $rc1 = 3 ] || fail "--fail-if-any +10% exited $rc1 (want 3)"
+[ $rc2 = 3 ] || fail "--fail-if-any +0.01s exited $rc2 (want 3)"
+[ $rc3 = 0 ] || fail "--fail-if-any +2 (pp) exited $rc3 (want 0: shares did not change)"
+one=$("$SPROF_BIN/sprof-diff" --weight=cpu -b "$work/b1.bin" "$work/fw.symmap" -a "$work/a1.bin" "$work/fw.symmap")
+echo "$one" | grep -q "run-to-run variance of CPU time is unknown" || fail "one run a side: no statement"
+echo "$one" | grep -q '\*' && fail "one run a side: a CPU change was marked"
+# folded input has no CPU weights
+"$SPROF_BIN/sprof-fold" "$work/b1.bin" "$work/fw.symmap" -o "$work/b1.folded"
+if "$SPROF_BIN/sprof-diff" --weight=cpu "$work/b1.folded" "$work/b1.folded" >/dev/null 2>"$work/folded.err"; then
+  fail "--weight=cpu on folded files was accepted"
+fi
+grep -q "CPU seconds need cpu-mode traces" "$work/folded.err" || fail "folded refusal: $(cat "$work/folded.err")"
+echo "diff_cpu_seconds: PASS"

@@ -1,0 +1,33 @@
+/* A program of fixed work for sprof-diff's CPU columns: sp_A_work and
+ * sp_B_work each run a fixed number of iterations times SCALE (argv[1]),
+ * about 3:2 in time, so a larger SCALE makes the whole program slower while
+ * every method keeps its share. */
+#include <stdint.h>
+#include <stdlib.h>
+
+static volatile uint64_t sink;
+
+__attribute__((noinline)) static void sp_A_work(long n)
+{
+    uint64_t s = sink;
+    for (long i = 0; i < n; i++) s = s * 6364136223846793005ull + 1442695040888963407ull;
+    sink = s;
+}
+
+__attribute__((noinline)) static void sp_B_work(long n)
+{
+    uint64_t s = sink;
+    for (long i = 0; i < n; i++) s = (s ^ (s >> 7)) * 0x9e3779b97f4a7c15ull;
+    sink = s;
+}
+
+int main(int argc, char **argv)
+{
+    double scale = argc > 1 ? atof(argv[1]) : 1.0;
+    long rounds = argc > 2 ? atol(argv[2]) : 200;
+    for (long r = 0; r < rounds; r++) {
+        sp_A_work((long)(300000 * scale));
+        sp_B_work((long)(200000 * scale));
+    }
+    return 0;
+}
