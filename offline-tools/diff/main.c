@@ -707,6 +707,11 @@ static int render_main(FILE *out, const sprof_diff_table *t, const side *sides, 
 {
     if (o->folded) {
         static const sprof_fold_format names = { 0 };
+        if (sides[0].nruns > 1 || sides[1].nruns > 1) /* the format has counts only */
+            fprintf(stderr,
+                    "sprof-diff: --folded: %zu and %zu runs summed per side; significance is not part of the "
+                    "difffolded format (the table, --json and --svg test the runs)\n",
+                    sides[0].nruns, sides[1].nruns);
         return sprof_diff_write_folded(&sides[0].prof, &sides[1].prof, o->normalize, &names, out);
     }
     sprof_diff_row **rows = malloc((t->nrows ? t->nrows : 1) * sizeof *rows);
@@ -730,19 +735,28 @@ static int write_svg(const char *path, const side *sides, options *o, char *err,
 {
     static const sprof_fold_format names = { 0 };
     sprof_flame_tree tree;
-    /* One run a side: the floor as in the table. Replicates: the frames are
-     * tested on the summed runs (the floor still applies, so what the
-     * table calls noise is not coloured as a change); the subtitle says so. */
-    if (sprof_diff_flame_tree(&tree, &sides[0].prof, &sides[1].prof, &names, o->floor_pp) != 0) {
+    /* One run a side: the floor as in the table. Replicates on both sides:
+     * the table's runs test on each frame's per-run shares. */
+    int replicated = sides[0].nruns >= 2 && sides[1].nruns >= 2;
+    int built = replicated ? sprof_diff_flame_tree_runs(&tree, &sides[0].prof, &sides[1].prof, sides[0].runs,
+                                                        sides[0].nruns, sides[1].runs, sides[1].nruns, &names)
+                           : sprof_diff_flame_tree(&tree, &sides[0].prof, &sides[1].prof, &names, o->floor_pp);
+    if (built != 0) {
         snprintf(err, errlen, "%s: out of memory", path);
         return -1;
     }
     char subtitle[1024];
-    int n = snprintf(subtitle, sizeof subtitle,
-                     "widths: after (%llu samples); colour: change of share vs before (%llu samples), BH q < %g and "
-                     "change >= %g pp = significant%s",
-                     (unsigned long long)sides[1].samples, (unsigned long long)sides[0].samples, o->alpha, o->floor_pp,
-                     sides[0].nruns > 1 || sides[1].nruns > 1 ? " (runs summed: not the table's replicate test)" : "");
+    int n = replicated
+                ? snprintf(subtitle, sizeof subtitle,
+                           "widths: after (%zu runs, %llu samples); colour: change of share vs before (%zu runs, %llu "
+                           "samples), significant = Welch's t-test on the per-run shares, BH q < %g",
+                           sides[1].nruns, (unsigned long long)sides[1].samples, sides[0].nruns,
+                           (unsigned long long)sides[0].samples, o->alpha)
+                : snprintf(subtitle, sizeof subtitle,
+                           "widths: after (%llu samples); colour: change of share vs before (%llu samples), BH q < %g "
+                           "and change >= %g pp = significant (one run on a side: run-to-run variance unknown)%s",
+                           (unsigned long long)sides[1].samples, (unsigned long long)sides[0].samples, o->alpha,
+                           o->floor_pp, sides[0].nruns > 1 || sides[1].nruns > 1 ? "; runs summed" : "");
     for (int i = 0; i < 2 && n > 0 && (size_t)n < sizeof subtitle; i++) {
         char warn[256];
         if (sprof_caveats_short(&sides[i].caveats, warn, sizeof warn))

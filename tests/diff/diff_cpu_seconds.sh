@@ -65,4 +65,25 @@ if "$SPROF_BIN/sprof-diff" --weight=cpu "$work/b1.folded" "$work/b1.folded" >/de
   fail "--weight=cpu on folded files was accepted"
 fi
 grep -q "CPU seconds need cpu-mode traces" "$work/folded.err" || fail "folded refusal: $(cat "$work/folded.err")"
+# the differential flame graph follows the replicate test: unchanged shares
+# colour no frame as significant, and the subtitle names the test
+d --svg "$work/diff.svg" >/dev/null 2>&1 || fail "sprof-diff --svg"
+grep -q "Welch&apos;s t-test on the per-run shares\|Welch's t-test on the per-run shares" "$work/diff.svg" ||
+  fail "the --svg subtitle does not name the replicate test"
+if grep -q ", significant<\|, significant)" "$work/diff.svg"; then
+  grep -o "[^>]*, significant[^<]*" "$work/diff.svg" | head -3 >&2
+  fail "--svg coloured a frame whose share did not change"
+fi
+# ... and a real change is coloured: B alone 30 % slower, 3 runs a side
+for r in 1 2 3; do
+  SPROF_QUIET=1 SPROF_OUT="$work/c$r.bin" SPROF_HZ=4000 LD_PRELOAD="$SPROF_LIB/libsprof.so" "$prog" 1.0 500 1.3 ||
+    fail "run c$r"
+done
+"$SPROF_BIN/sprof-diff" -b "$work"/b1.bin "$work"/b2.bin "$work"/b3.bin "$work/fw.symmap" \
+  -a "$work"/c1.bin "$work"/c2.bin "$work"/c3.bin "$work/fw.symmap" --svg "$work/real.svg" >"$work/real.txt" 2>/dev/null ||
+  fail "sprof-diff --svg (real change)"
+grep -q "B#work (.*q = [0-9.e-]*, significant" "$work/real.svg" || grep -q "B#work.*, significant" "$work/real.svg" ||
+  { grep -o "B#work[^<]*" "$work/real.svg" | head -2 >&2; fail "--svg: B#work 30 % slower is not significant"; }
+d --folded >/dev/null 2>"$work/folded_note.err"
+grep -q "runs summed per side" "$work/folded_note.err" || fail "--folded with replicates says nothing"
 echo "diff_cpu_seconds: PASS"

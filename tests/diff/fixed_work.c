@@ -1,7 +1,8 @@
 /* A program of fixed work for sprof-diff's CPU columns: sp_A_work and
  * sp_B_work each run a fixed number of iterations times SCALE (argv[1]),
  * about 3:2 in time, so a larger SCALE makes the whole program slower while
- * every method keeps its share. */
+ * every method keeps its share; B_SCALE (argv[3]) makes sp_B_work alone
+ * slower (a real change of the shares). */
 #include <stdint.h>
 #include <stdlib.h>
 
@@ -25,9 +26,10 @@ int main(int argc, char **argv)
 {
     double scale = argc > 1 ? atof(argv[1]) : 1.0;
     long rounds = argc > 2 ? atol(argv[2]) : 200;
+    double b_scale = argc > 3 ? atof(argv[3]) : 1.0;
     for (long r = 0; r < rounds; r++) {
         sp_A_work((long)(300000 * scale));
-        sp_B_work((long)(200000 * scale));
+        sp_B_work((long)(200000 * scale * b_scale));
     }
     return 0;
 }

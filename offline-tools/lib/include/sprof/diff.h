@@ -127,6 +127,14 @@ int sprof_diff_write_folded(const sprof_profile *before, const sprof_profile *af
 int sprof_diff_flame_tree(sprof_flame_tree *t, const sprof_profile *before, const sprof_profile *after,
                           const sprof_fold_format *fmt, double floor_pp);
 
+/* The same with 2 or more runs on both sides (before/after: the summed
+ * runs, which give the shape and widths): every drawn frame's q-value is
+ * the table's runs test (Welch on per-run inclusive shares, binomial
+ * floor), BH-adjusted across the drawn frames; no floor. 0, or -1. */
+int sprof_diff_flame_tree_runs(sprof_flame_tree *t, const sprof_profile *before, const sprof_profile *after,
+                               const sprof_profile *before_runs, size_t nbefore, const sprof_profile *after_runs,
+                               size_t nafter, const sprof_fold_format *fmt);
+
 #ifdef __cplusplus
 }
 #endif
