@@ -82,6 +82,7 @@ static void usage(FILE *f)
             "      --alloc-report FILE   Spinel allocation report (alloc;SITE;...;TYPE N)\n"
             "      --pid             root perf stacks at comm-PID (--threads: comm-PID/TID)\n"
             "      --kernel[=plain]  keep kernel frames, suffixed _[k] (plain: unsuffixed)\n"
+            "      --jit             suffix frames of perf's JIT maps (/tmp/perf-PID.map) _[j]\n"
             "      --addrs           name unknown perf frames with their address\n"
             "      --strict          a malformed line in a text input is an error\n"
             "  exports (docs/views.md); with one of these, folded output is written only with -o:\n"
@@ -91,7 +92,7 @@ static void usage(FILE *f)
 }
 
 enum { OPT_C_NAMES = 256, OPT_LINES, OPT_CLASSES, OPT_PERF_SCRIPT, OPT_ALLOC_REPORT,
-       OPT_PID, OPT_KERNEL, OPT_ADDRS, OPT_STRICT, OPT_PPROF, OPT_SPEEDSCOPE };
+       OPT_PID, OPT_KERNEL, OPT_JIT, OPT_ADDRS, OPT_STRICT, OPT_PPROF, OPT_SPEEDSCOPE };
 
 /* 0 ok, 1 help or version printed, -1 usage error (message printed). */
 static int parse_args(fold_args *a, int argc, char **argv)
@@ -106,6 +107,7 @@ static int parse_args(fold_args *a, int argc, char **argv)
         { "alloc-report", required_argument, NULL, OPT_ALLOC_REPORT },
         { "pid", no_argument, NULL, OPT_PID },
         { "kernel", optional_argument, NULL, OPT_KERNEL },
+        { "jit", no_argument, NULL, OPT_JIT },
         { "addrs", no_argument, NULL, OPT_ADDRS },
         { "strict", no_argument, NULL, OPT_STRICT },
         { "pprof", required_argument, NULL, OPT_PPROF },
@@ -135,6 +137,7 @@ static int parse_args(fold_args *a, int argc, char **argv)
                 return -1;
             }
             break;
+        case OPT_JIT: a->text.jit = 1; break;
         case OPT_ADDRS: a->text.addrs = 1; break;
         case OPT_STRICT: a->text.strict = 1; break;
         case OPT_PPROF: a->pprof_path = optarg; break;

@@ -49,7 +49,18 @@ for args in "--weight=bogus $d/app.trace" "--from x $d/app.trace" "--tid a $d/ap
   fi
 done
 printf 'a;b 1.5\n' >"$d/frac.folded"
-if fold_s "$d/frac.folded" >/dev/null 2>"$d/err"; then bad "fractional folded input"; else
-  grep -q 'frac.folded:1: fractional count' "$d/err" && ok "fractional folded input" || { bad "fractional folded input"; cat "$d/err"; }
+if fold_s "$d/frac.folded" >"$d/out" 2>"$d/err"; then
+  grep -q 'frac.folded: note: 1 fractional count rounded' "$d/err" && grep -qx 'a;b 2' "$d/out" &&
+    ok "fractional folded input rounded, with a note" || { bad "fractional folded input"; cat "$d/err" "$d/out"; }
+else
+  bad "fractional folded input refused"; cat "$d/err"
+fi
+printf 'a;b 3\nno count here\n' >"$d/nocount.folded"
+if fold_s "$d/nocount.folded" >"$d/out" 2>"$d/err"; then
+  grep -q 'nocount.folded: warning: 1 line without a count skipped (the first: line 2)' "$d/err" &&
+    grep -qx 'a;b 3' "$d/out" && ok "a line without a count skipped, with a warning" ||
+    { bad "line without a count"; cat "$d/err" "$d/out"; }
+else
+  bad "a line without a count refused the file"; cat "$d/err"
 fi
 exit $fail

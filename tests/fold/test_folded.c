@@ -99,14 +99,36 @@ static void expect_error(const char *name, const char *text, const char *want)
 
 static void test_malformed(void)
 {
-    expect_error("frac.folded", "a;b 3\na;c 1.5\n", ":2: fractional count");
-    expect_error("nocount.folded", "a;b\n", ":1:");
-    expect_error("word.folded", "a;b 12x\n", ":1: count \"12x\"");
+    /* a file where no line ends in a count is an error; one such line among
+     * counted ones is skipped with a warning (below) */
+    expect_error("nocount.folded", "a;b\n", ":1: no line ends in a count");
+    expect_error("word.folded", "a;b 12x\n", ":1: no line ends in a count");
     expect_error("neg.folded", "a;b -3\n", ":1:");
     expect_error("emptyframe.folded", "a;;b 3\n", ":1: empty frame");
-    expect_error("trailing.folded", "a;b 3 \n", ":1: missing count");
+    expect_error("trailing.folded", "a;b 3 \n", ":1: no line ends in a count");
     expect_error("onlycount.folded", " 3\n", ":1:");
     expect_error("overflow.folded", "a 99999999999999999999999\n", ":1: count overflows");
+
+    /* fractional counts are rounded (half up); a line without a count among
+     * counted ones is skipped; flamegraph.pl's annotations stay in names */
+    {
+        const char *fpath = write_file("mixed.folded", "a;b 3\na;c 1.5\nlost line\na;d 0.25\nx;y_[j];z_[k] 4\n");
+        sprof_profile q;
+        sprof_profile_init(&q);
+        char ferr[256] = "";
+        CHECK(sprof_profile_add_folded(&q, fpath, ferr, sizeof ferr) == 0, "mixed.folded: %s", ferr);
+        uint64_t total = 0;
+        for (size_t i = 0; i < q.nstacks; i++)
+            total += q.stacks[i].samples;
+        CHECK(q.nstacks == 4 && total == 3 + 2 + 0 + 4, "mixed.folded: %zu stacks, %llu samples", q.nstacks,
+              (unsigned long long)total);
+        int annotated = 0;
+        for (size_t i = 0; i < q.nframes; i++)
+            annotated += !strcmp(q.frames[i].name, "y_[j]") || (!strcmp(q.frames[i].name, "z_[k]") &&
+                                                                 q.frames[i].cost == SPROF_COST_KERNEL);
+        CHECK(annotated == 2, "mixed.folded: annotations not kept in the names (%d)", annotated);
+        sprof_profile_free(&q);
+    }
 
     /* empty file: zero stacks, not an error; blank lines are skipped; CRLF ok */
     const char *path = write_file("empty.folded", "");

@@ -28,10 +28,21 @@ same_lines() {
   fi
 }
 
+# --- parity with stackcollapse-perf.pl / inferno (docs/perf-script.md) ---
+# frame lines without indentation, cycles:u and cycles as one event (the
+# tracepoint sched:sched_switch is another), [vmlinux-*] and a vmlinux path
+# as kernel, perf's (inlined) frames kept, JIT map frames, a last sample
+# with no blank line after it
+same_lines "parity: default" "$exp/parity.default.folded" "$fold" "$data/parity.txt"
+grep -q "parity.txt: note: kept only 'cycles' samples (the first event type); skipped 1 samples of other events" "$d/err" \
+  && ok "cycles:u and cycles are one event" || { bad "event modifiers"; cat "$d/err"; }
+grep -q 'warning' "$d/err" && { bad "parity: unindented frames warned"; cat "$d/err"; } || ok "unindented frames taken"
+same_lines "parity: --jit --kernel" "$exp/parity.jit-kernel.folded" "$fold" --jit --kernel "$data/parity.txt"
+
 # --- call chains (perf record -g) ---
 same_lines "callchains: default (kernel frames dropped)" "$exp/callchains.default.folded" \
   "$fold" "$data/callchains.txt"
-grep -q "callchains.txt: note: kept only 'cpu-clock:ppp' samples (the first event type); skipped 1 samples of other events" "$d/err" \
+grep -q "callchains.txt: note: kept only 'cpu-clock' samples (the first event type); skipped 1 samples of other events" "$d/err" \
   && ok "other event types skipped with a note" || { bad "event note"; cat "$d/err"; }
 grep -q 'warning' "$d/err" && { bad "no warnings on a clean input"; cat "$d/err"; } || ok "no warnings on a clean input"
 same_lines "callchains: --kernel" "$exp/callchains.kernel.folded" \

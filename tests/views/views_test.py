@@ -422,8 +422,15 @@ def test_errors(d, folded):
     bad = os.path.join(d, "bad.folded")
     with open(bad, "w") as f:
         f.write("main;A 12\nmain;B twelve\n")
+    # a line without a count is skipped with a warning (as flamegraph.pl and inferno do)
     p = run([tool("sprof-export"), bad, "--pprof", os.path.join(d, "b.pb.gz")], ok=False)
-    check(p.returncode != 0 and "bad.folded:2" in p.stderr and not os.path.exists(os.path.join(d, "b.pb.gz")),
+    check(p.returncode == 0 and "bad.folded: warning: 1 line without a count skipped (the first: line 2)" in p.stderr
+          and os.path.exists(os.path.join(d, "b.pb.gz")), "a line without a count: %r" % p.stderr)
+    # an empty frame is still an error naming the line, and nothing is written
+    with open(bad, "w") as f:
+        f.write("main;A 12\nmain;;B 3\n")
+    p = run([tool("sprof-export"), bad, "--pprof", os.path.join(d, "c.pb.gz")], ok=False)
+    check(p.returncode != 0 and "bad.folded:2" in p.stderr and not os.path.exists(os.path.join(d, "c.pb.gz")),
           "malformed input: %r" % p.stderr)
     p = run([tool("sprof-export"), folded, "--pprof", os.path.join(d, "nodir", "x.pb.gz")], ok=False)
     check(p.returncode != 0 and "nodir" in p.stderr, "unwritable output: %r" % p.stderr)

@@ -41,6 +41,7 @@ typedef struct sprof_perf_options {
     int addrs;        /* unknown frames as "[module <addr>]" */
     int strict;       /* a malformed line is an error, not a warning */
     int no_inline;    /* keep only real functions when resolving through the symmap */
+    int jit;          /* suffix frames of perf's JIT maps (/tmp/perf-PID.map) "_[j]" (stackcollapse-perf.pl --jit) */
     FILE *warn;       /* where warnings go; NULL = stderr */
     const uint32_t *tids; /* keep only samples of these thread ids (NULL: all) */
     size_t ntids;

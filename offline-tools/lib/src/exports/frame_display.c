@@ -41,6 +41,10 @@ const char *sprof_pframe_display(const sprof_pframe *f, const sprof_fold_format 
     /* Synthetic roots ([Fiber], [thread ...]) carry no class; a kernel leaf
      * ([syscall write]) is synthetic too but is where the time went. */
     int classed = !(f->flags & SPROF_PFRAME_SYNTHETIC) || f->cost == SPROF_COST_KERNEL;
+    /* a name that already ends in flamegraph.pl's annotation (folded or
+     * perf-script input: _[k] _[j] _[i] _[w]) keeps it instead */
+    if (o >= 4 && buf[o - 4] == '_' && buf[o - 3] == '[' && buf[o - 1] == ']' && strchr("kjiw", buf[o - 2]))
+        classed = 0;
     if (fmt->classes && classed && f->cost < SPROF_COST_COUNT && o < buflen)
         snprintf(buf + o, buflen - o, "%s", class_suffix[f->cost]);
     return buf;

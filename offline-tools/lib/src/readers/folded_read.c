@@ -1,10 +1,16 @@
-/* Read folded stacks ("a;b;c 123" lines) into a profile. Strict: the last
- * space-separated field must be an unsigned integer; anything else is an
- * error naming the file and line. Blank lines are skipped; an empty file
- * is zero stacks. A trailing class suffix (ours: _[u] _[r] _[g] _[n] _[k];
- * flamegraph.pl's: _[k] _[j] _[i] _[w]) is parsed back, and sprof's
+/* Read folded stacks ("a;b;c 123" lines) into a profile. The last
+ * space-separated field is the count: an unsigned integer, or a decimal
+ * fraction (difffolded.pl keeps them), rounded to the nearest integer with
+ * a note; a line without a count is skipped with a warning, as
+ * flamegraph.pl and inferno do (a file where no line has one is an error).
+ * Other malformed lines (an empty frame, a NUL byte, an overflowing count)
+ * are errors naming the file and line. Blank lines are skipped; an empty
+ * file is zero stacks. sprof's class suffixes (_[u] _[r] _[g] _[n]) are
+ * parsed back into the class and dropped (--classes writes them again);
+ * flamegraph.pl's annotations (_[k] _[j] _[i] _[w]) give the class and stay
+ * in the name, so every tool that writes folded text keeps them. sprof's
  * kernel leaves ([syscall write], [page fault], [kernel]) are of class
- * kernel even without one. Spec: docs/folded.md. */
+ * kernel even without a suffix. Spec: docs/folded.md. */
 #include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -15,7 +21,8 @@
 
 #define MAX_FOLDED_FRAMES 65536
 
-/* Strip a known suffix from name[0..*len), setting cost/flags. */
+/* A known suffix of name[0..*len): its class and flags; sprof's own class
+ * suffixes are cut from *len, flamegraph.pl's annotations stay. */
 static void parse_suffix(const char *name, size_t *len, uint8_t *cost, uint16_t *flags)
 {
     *cost = SPROF_COST_NATIVE;
@@ -27,19 +34,68 @@ static void parse_suffix(const char *name, size_t *len, uint8_t *cost, uint16_t 
     case 'r': *cost = SPROF_COST_RUNTIME; break;
     case 'g': *cost = SPROF_COST_GC; break;
     case 'n': *cost = SPROF_COST_NATIVE; break;
-    case 'k': *cost = SPROF_COST_KERNEL; break; /* ours and flamegraph.pl's */
+    /* flamegraph.pl's (and, for _[k], ours): kept in the name */
+    case 'k': *cost = SPROF_COST_KERNEL; return;
     case 'j': /* jit */
     case 'w': /* waker */
-        *cost = SPROF_COST_NATIVE;
-        break;
-    case 'i': *flags = SPROF_FRAME_INLINED; *cost = SPROF_COST_USER; break;
+        return;
+    case 'i': *flags = SPROF_FRAME_INLINED; *cost = SPROF_COST_USER; return;
     default: return;
     }
     *len -= 4;
 }
 
+/* What a file's lines were like, for the notes after it. */
+typedef struct folded_tally {
+    size_t stacks;          /* lines with a count */
+    size_t no_count;        /* lines skipped: no count */
+    size_t first_no_count;  /* line number of the first */
+    size_t fractional;      /* counts rounded */
+} folded_tally;
+
+/* The count at the end of a line: 1 (set), 0 (not a count), -1 (error in err). */
+static int parse_count(const char *num, const char *path, size_t lineno, uint64_t *out, int *fractional,
+                       char *err, size_t errlen)
+{
+    uint64_t count = 0;
+    const char *c = num;
+    if (*c < '0' || *c > '9')
+        return 0;
+    for (; *c >= '0' && *c <= '9'; c++) {
+        unsigned d = (unsigned)(*c - '0');
+        if (count > (UINT64_MAX - d) / 10) {
+            snprintf(err, errlen, "%s:%zu: count overflows 64 bits", path, lineno);
+            return -1;
+        }
+        count = count * 10 + d;
+    }
+    *fractional = 0;
+    if (*c == '.') {
+        /* a decimal fraction: round half up on the first digit after the point */
+        c++;
+        if (*c < '0' || *c > '9')
+            return 0;
+        int up = *c >= '5';
+        int nonzero = 0;
+        for (; *c >= '0' && *c <= '9'; c++)
+            nonzero |= *c != '0';
+        *fractional = nonzero;
+        if (up) {
+            if (count == UINT64_MAX) {
+                snprintf(err, errlen, "%s:%zu: count overflows 64 bits", path, lineno);
+                return -1;
+            }
+            count++;
+        }
+    }
+    if (*c != '\0')
+        return 0;
+    *out = count;
+    return 1;
+}
+
 static int parse_line(sprof_profile *p, const char *path, size_t lineno, char *line, size_t len,
-                      uint32_t *frames, size_t frames_cap, char *err, size_t errlen)
+                      uint32_t *frames, size_t frames_cap, folded_tally *tally, char *err, size_t errlen)
 {
     while (len && (line[len - 1] == '\n' || line[len - 1] == '\r'))
         line[--len] = '\0';
@@ -50,34 +106,20 @@ static int parse_line(sprof_profile *p, const char *path, size_t lineno, char *l
         return -1;
     }
     char *sp = strrchr(line, ' ');
-    if (!sp || sp == line) {
-        snprintf(err, errlen, "%s:%zu: expected \"frame;frame;... COUNT\"", path, lineno);
-        return -1;
-    }
-    const char *num = sp + 1;
-    if (*num == '\0') {
-        snprintf(err, errlen, "%s:%zu: missing count after the last space", path, lineno);
-        return -1;
-    }
     uint64_t count = 0;
-    for (const char *c = num; *c; c++) {
-        if (*c == '.' || *c == 'e' || *c == 'E') {
-            snprintf(err, errlen, "%s:%zu: fractional count \"%s\" (counts are integers)", path,
-                     lineno, num);
+    int fractional = 0, got = 0;
+    if (sp && sp != line) {
+        got = parse_count(sp + 1, path, lineno, &count, &fractional, err, errlen);
+        if (got < 0)
             return -1;
-        }
-        if (*c < '0' || *c > '9') {
-            snprintf(err, errlen, "%s:%zu: count \"%.40s\" is not an unsigned integer", path,
-                     lineno, num);
-            return -1;
-        }
-        unsigned d = (unsigned)(*c - '0');
-        if (count > (UINT64_MAX - d) / 10) {
-            snprintf(err, errlen, "%s:%zu: count overflows 64 bits", path, lineno);
-            return -1;
-        }
-        count = count * 10 + d;
     }
+    if (!got) { /* no count: skipped, as flamegraph.pl and inferno do; said after the file */
+        if (!tally->no_count++)
+            tally->first_no_count = lineno;
+        return 0;
+    }
+    tally->fractional += fractional != 0;
+    tally->stacks++;
     *sp = '\0';
     uint32_t n = 0;
     char *start = line;
@@ -127,6 +169,7 @@ int sprof_profile_add_folded_stream(sprof_profile *p, FILE *f, const char *path,
     size_t cap = 0, lineno = 0;
     ssize_t got;
     int rc = 0;
+    folded_tally tally = { 0 };
     while (rc == 0 && (got = getline(&line, &cap, f)) >= 0) {
         lineno++;
         size_t need = (size_t)got / 2 + 1;
@@ -145,12 +188,23 @@ int sprof_profile_add_folded_stream(sprof_profile *p, FILE *f, const char *path,
             frames = bigger;
             frames_cap = grow;
         }
-        rc = parse_line(p, path, lineno, line, (size_t)got, frames, frames_cap, err, errlen);
+        rc = parse_line(p, path, lineno, line, (size_t)got, frames, frames_cap, &tally, err, errlen);
     }
     if (rc == 0 && ferror(f)) {
         snprintf(err, errlen, "%s: read error", path);
         rc = -1;
     }
+    if (rc == 0 && tally.no_count && !tally.stacks) {
+        snprintf(err, errlen, "%s:%zu: no line ends in a count (expected \"frame;frame;... COUNT\")", path,
+                 tally.first_no_count);
+        rc = -1;
+    }
+    if (rc == 0 && tally.no_count)
+        fprintf(stderr, "%s: warning: %zu line%s without a count skipped (the first: line %zu)\n", path,
+                tally.no_count, tally.no_count == 1 ? "" : "s", tally.first_no_count);
+    if (rc == 0 && tally.fractional)
+        fprintf(stderr, "%s: note: %zu fractional count%s rounded to the nearest integer (sprof counts samples)\n",
+                path, tally.fractional, tally.fractional == 1 ? "" : "s");
     free(line);
     free(frames);
     return rc;

@@ -295,11 +295,21 @@ static int contains(span s, const char *lit)
     return 0;
 }
 
-/* Kernel code, for dropping: [kernel.kallsyms], kernel modules "[nf_nat]",
- * a vmlinux image; not user-space pseudo mappings like [vdso]. */
+/* A vmlinux image by path: ".../vmlinux" or ".../vmlinux-6.1.0-18-amd64". */
+static int is_vmlinux_path(span m)
+{
+    size_t b = m.n;
+    while (b > 0 && m.s[b - 1] != '/')
+        b--;
+    return m.n - b >= 7 && memcmp(m.s + b, "vmlinux", 7) == 0 && (m.n - b == 7 || m.s[b + 7] == '-');
+}
+
+/* Kernel code, for dropping: [kernel.kallsyms], [vmlinux-...], kernel
+ * modules "[nf_nat]", a vmlinux image; not user-space pseudo mappings like
+ * [vdso]. */
 static int is_kernel_dso(span m)
 {
-    if (m.n >= 7 && memcmp(m.s + m.n - 7, "vmlinux", 7) == 0)
+    if (is_vmlinux_path(m))
         return 1;
     if (m.n < 3 || m.s[0] != '[' || contains(m, "unknown"))
         return 0;
@@ -312,12 +322,43 @@ static int is_kernel_dso(span m)
     return 1;
 }
 
-/* stackcollapse-perf.pl's rule for the "_[k]" annotation. */
+/* stackcollapse-perf.pl's rule for the "_[k]" annotation (and a vmlinux
+ * image with a version suffix, as inferno's). */
 static int annotate_kernel_rule(span m)
 {
     if (contains(m, "unknown"))
         return 0;
-    return (m.n > 0 && m.s[0] == '[') || (m.n >= 7 && memcmp(m.s + m.n - 7, "vmlinux", 7) == 0);
+    return (m.n > 0 && m.s[0] == '[') || (m.n >= 7 && memcmp(m.s + m.n - 7, "vmlinux", 7) == 0) ||
+           is_vmlinux_path(m);
+}
+
+/* perf's map of JIT-compiled code: /tmp/perf-PID.map (stackcollapse-perf.pl --jit). */
+static int is_jit_map(span m)
+{
+    static const char pre[] = "/tmp/perf-", post[] = ".map";
+    size_t np = sizeof pre - 1, nq = sizeof post - 1;
+    if (m.n <= np + nq || memcmp(m.s, pre, np) != 0 || memcmp(m.s + m.n - nq, post, nq) != 0)
+        return 0;
+    for (size_t i = np; i < m.n - nq; i++)
+        if (!isdigit((unsigned char)m.s[i]))
+            return 0;
+    return 1;
+}
+
+/* An event name as perf matches it: "cycles:u" and "cycles" are one event
+ * (a trailing ":" group of modifier letters is dropped); a tracepoint's
+ * "sched:sched_switch" keeps its subsystem. */
+static span event_base(span e)
+{
+    size_t c = e.n;
+    while (c > 0 && e.s[c - 1] != ':')
+        c--;
+    if (c == 0 || c == e.n)
+        return e;
+    for (size_t i = c; i < e.n; i++)
+        if (!strchr("ukhIGHpPSDWeb", e.s[i]))
+            return e;
+    return (span){ e.s, c - 1 };
 }
 
 /* ---- parser state ---------------------------------------------------------- */
@@ -493,6 +534,9 @@ static size_t tidy_piece(perf_parser *ps, span func, span mod, span addr, size_t
         }
     } else if (ps->txt.opt->kernel == SPROF_PERF_KERNEL_ANNOTATE && annotate_kernel_rule(mod)) {
         memcpy(b + n, "_[k]", 5);
+        n += 4;
+    } else if (ps->txt.opt->jit && is_jit_map(mod)) {
+        memcpy(b + n, "_[j]", 5);
         n += 4;
     }
     return n;
@@ -730,14 +774,14 @@ static int begin_sample(perf_parser *ps, const perf_header *h)
     ps->open = 1;
     ps->skip = 0;
     if (h->event.n > 0) {
+        span ev = event_base(h->event);
         if (!ps->event) {
-            ps->event = dup_span(h->event);
+            ps->event = dup_span(ev);
             if (!ps->event) {
                 ps->oom = 1;
                 return -1;
             }
-        } else if (strlen(ps->event) != h->event.n ||
-                   memcmp(ps->event, h->event.s, h->event.n) != 0) {
+        } else if (strlen(ps->event) != ev.n || memcmp(ps->event, ev.s, ev.n) != 0) {
             ps->skip = 1;
             ps->skipped_other_event++;
             return 0;
@@ -868,7 +912,9 @@ static int parse_stream(perf_parser *ps, FILE *in)
                 ps->cut = 2;
             continue;
         }
-        if (i > 0 && parse_frame(line, len, &fr)) {
+        /* frame lines are indented; an unindented one inside a sample (some
+         * JVM agents' output) is taken too, as stackcollapse-perf.pl does */
+        if ((i > 0 || ps->open) && parse_frame(line, len, &fr)) {
             if (!ps->open) {
                 if (sprof_text_malformed(&ps->txt.diag, ln, "frame line outside a sample") != 0) {
                     rc = -1;
