@@ -2,7 +2,7 @@
 # bench/diff/aa.sh — how often sprof-diff calls a change where there is
 # none (A/A) and how often it finds a real one.
 #
-#   bench/diff/aa.sh [--pairs N] [--runs K] [--hz HZ] [--trials T] [--build DIR] [--keep DIR] [PROGRAM...]
+#   bench/diff/aa.sh [--pairs N] [--runs K] [--hz HZ] [--trials T] [--rounds R] [--build DIR] [--keep DIR] [PROGRAM...]
 #
 # A/A: for each corpus program (default gcbench; ../shared/spinel-corpus,
 # built with its build.sh into a temp dir), N pairs (default 5) of K runs a
@@ -13,8 +13,10 @@
 #                (the pooled z-test alone: what sprof-diff did before replicates)
 # and the pairs with any significant row (self or total) are counted.
 # Real change: T trials (default 10) of bench/diff/knob.c built with
-# -DSLOWER_PCT=0 vs -DSLOWER_PCT=3 (parse_rows 3 % slower), K runs a side:
-# trials where parse_rows' total share is marked significant and up.
+# -DSLOWER_PCT=0 vs -DSLOWER_PCT=3 (parse_rows 3 % slower), K runs a side of
+# R rounds each (default 130, ~0.5 s): trials where parse_rows' total share
+# is marked significant and up, where its total CPU seconds per run are
+# (the --weight=cpu test), and where either is.
 # Env: SPROF_BUILD (default <repo>/build).
 set -uo pipefail
 export LC_ALL=C
@@ -22,13 +24,14 @@ here=$(cd "$(dirname "$0")" && pwd)
 src=$(cd "$here/../.." && pwd)
 build=${SPROF_BUILD:-$src/build}
 corpus=$src/../shared/spinel-corpus
-pairs=5 runs=3 hz=10000 trials=10 keep= progs=()
+pairs=5 runs=3 hz=10000 trials=10 rounds=130 keep= progs=()
 while [ $# -gt 0 ]; do
     case $1 in
     --pairs) pairs=$2; shift ;;
     --runs) runs=$2; shift ;;
     --hz) hz=$2; shift ;;
     --trials) trials=$2; shift ;;
+    --rounds) rounds=$2; shift ;;
     --build) build=$2; shift ;;
     --keep) keep=$2; shift ;;
     -h|--help) sed -n '2,/^set -uo/p' "$0" | grep '^#' | sed 's/^# \{0,1\}//'; exit 0 ;;
@@ -55,17 +58,26 @@ profile() {
     SPROF_OUT="$out" SPROF_HZ="$hz" LD_PRELOAD="$lib/libsprof.so" "$exe" "$@" >/dev/null 2>"$work/err" ||
         { log "$exe failed: $(tail -1 "$work/err")"; exit 1; }
 }
-# flagged JSON_FILE [METHOD]: 1 if any row (or METHOD's total, up) is significant.
+# flagged JSON_FILE [METHOD [share|cpu|either]]: 1 if any row (or METHOD's
+# total share, CPU seconds, or either, up) is significant.
 flagged() {
     python3 - "$@" <<'PY'
 import json, sys
 doc = json.load(open(sys.argv[1]))
 if len(sys.argv) > 2:
-    hit = any(r["name"] == sys.argv[2] and r["total"]["significant"] and r["total"]["change_pp"] > 0 for r in doc["rows"])
+    how = sys.argv[3] if len(sys.argv) > 3 else "share"
+    def share(r): return r["total"]["significant"] and r["total"]["change_pp"] > 0
+    def cpu(r): return "total_cpu" in r and r["total_cpu"]["significant"] and r["total_cpu"]["change_s"] > 0
+    test = {"share": share, "cpu": cpu, "either": lambda r: share(r) or cpu(r)}[how]
+    hit = any(r["name"] == sys.argv[2] and test(r) for r in doc["rows"])
 else:
     hit = any(r[m]["significant"] for r in doc["rows"] for m in ("self", "total"))
 print(1 if hit else 0)
 PY
+}
+# flagged_cpu JSON_FILE: 1 if any row's CPU seconds (self or total) are marked
+flagged_cpu() {
+    python3 -c 'import json,sys; d=json.load(open(sys.argv[1])); print(1 if any(r[m]["significant"] for r in d["rows"] for m in ("self_cpu","total_cpu") if m in r) else 0)' "$1"
 }
 # largest |change| (pp) of any row, self or total
 maxpp() {
@@ -76,13 +88,13 @@ samples() { python3 -c 'import json,sys; print(json.load(open(sys.argv[1]))["bef
 if [ "$pairs" -gt 0 ]; then
     bash "$corpus/build.sh" "$work/corpus" >"$work/build.log" 2>&1 || { tail "$work/build.log" >&2; exit 1; }
 fi
-printf '%-10s %5s %5s %9s %14s %16s %18s %s\n' program pairs runs samples/run "replicates" "one run (floor)" "one run (no floor)" "largest A/A move, one run (pp)"
+printf '%-10s %5s %5s %9s %14s %14s %16s %18s %s\n' program pairs runs samples/run "replicates" "reps (CPU s)" "one run (floor)" "one run (no floor)" "largest A/A move, one run (pp)"
 for p in "${progs[@]}"; do
     [ "$pairs" -gt 0 ] || break
     exe=$work/corpus/$p
     "$bin/sprof-symmap" "$exe" -o "$exe.symmap" --quiet || { log "sprof-symmap failed on $p"; exit 1; }
     args=$(awk -v n="$p" '$1 == n { $1 = ""; print }' "$corpus/programs/args.txt")
-    rep=0 one=0 raw=0 n=0 moves=
+    rep=0 repcpu=0 one=0 raw=0 n=0 moves=
     for ((i = 1; i <= pairs; i++)); do
         b=() a=()
         for ((k = 1; k <= runs; k++)); do
@@ -97,12 +109,13 @@ for p in "${progs[@]}"; do
         "$bin/sprof-diff" --json -b "${b[0]}" "$exe.symmap" -a "${a[0]}" "$exe.symmap" >"$work/one.json" 2>/dev/null
         "$bin/sprof-diff" --json --floor 0 -b "${b[0]}" "$exe.symmap" -a "${a[0]}" "$exe.symmap" >"$work/raw.json" 2>/dev/null
         rep=$((rep + $(flagged "$work/rep.json"))) one=$((one + $(flagged "$work/one.json")))
+        repcpu=$((repcpu + $(flagged_cpu "$work/rep.json")))
         raw=$((raw + $(flagged "$work/raw.json")))
         n=$(( $(samples "$work/one.json") ))
         moves="$moves $(maxpp "$work/one.json")"
-        log "$p pair $i: replicates $rep, one run $one, no floor $raw (flagged so far)"
+        log "$p pair $i: replicates $rep (CPU seconds $repcpu), one run $one, no floor $raw (flagged so far)"
     done
-    printf '%-10s %5d %5d %9d %11d/%-2d %13d/%-2d %15d/%-2d %s\n' "$p" "$pairs" "$runs" "$n" "$rep" "$pairs" "$one" "$pairs" "$raw" "$pairs" "$moves"
+    printf '%-10s %5d %5d %9d %11d/%-2d %11d/%-2d %13d/%-2d %15d/%-2d %s\n' "$p" "$pairs" "$runs" "$n" "$rep" "$pairs" "$repcpu" "$pairs" "$one" "$pairs" "$raw" "$pairs" "$moves"
 done
 
 if [ "$trials" -gt 0 ]; then
@@ -110,18 +123,20 @@ if [ "$trials" -gt 0 ]; then
         cc -O1 -g -fno-omit-frame-pointer -DSLOWER_PCT=3 "$here/knob.c" -o "$work/knob3" || exit 1
     "$bin/sprof-symmap" "$work/knob0" -o "$work/knob0.symmap" --quiet &&
         "$bin/sprof-symmap" "$work/knob3" -o "$work/knob3.symmap" --quiet || exit 1
-    hits=0
+    hits=0 cpu_hits=0 any_hits=0
     for ((i = 1; i <= trials; i++)); do
         b=() a=()
         for ((k = 1; k <= runs; k++)); do
-            profile "$work/knob0" "$work/b$k.bin" 130
-            profile "$work/knob3" "$work/a$k.bin" 130
+            profile "$work/knob0" "$work/b$k.bin" "$rounds"
+            profile "$work/knob3" "$work/a$k.bin" "$rounds"
             b+=("$work/b$k.bin") a+=("$work/a$k.bin")
         done
         "$bin/sprof-diff" --json -b "${b[@]}" "$work/knob0.symmap" -a "${a[@]}" "$work/knob3.symmap" \
             >"$work/knob.json" 2>"$work/diff.err" || { log "sprof-diff failed: $(tail -1 "$work/diff.err")"; exit 1; }
-        hits=$((hits + $(flagged "$work/knob.json" parse_rows)))
-        log "knob trial $i: parse_rows flagged in $hits"
+        hits=$((hits + $(flagged "$work/knob.json" parse_rows share)))
+        cpu_hits=$((cpu_hits + $(flagged "$work/knob.json" parse_rows cpu)))
+        any_hits=$((any_hits + $(flagged "$work/knob.json" parse_rows either)))
+        log "knob trial $i: parse_rows flagged by its share in $hits, by its CPU seconds in $cpu_hits, by either in $any_hits"
     done
-    echo "real change: parse_rows 3 % slower (knob.c), $runs runs a side at $hz Hz, $(samples "$work/knob.json") samples a side: flagged in $hits of $trials trials"
+    echo "real change: parse_rows 3 % slower (knob.c), $runs runs a side of $rounds rounds at $hz Hz, $(samples "$work/knob.json") samples a side: flagged by its total share in $hits, by its total CPU seconds in $cpu_hits, by either in $any_hits of $trials trials"
 fi
