@@ -71,6 +71,7 @@ int main(int argc, char **argv)
     sprof_profile p;
     sprof_profile_init(&p);
     char err[1024] = "";
+    load.load.timeline = 1; /* speedscope's per-thread timelines, pprof's thread and time labels */
     if (sprof_cli_load_profile(&load, tool, argv + optind, (size_t)(argc - optind), &p) != 0)
         goto free_all;
     if (sprof_cli_parse_weight(tool, load.weight, &p, &o.weight_cpu) != 0)

@@ -201,6 +201,8 @@ int main(int argc, char **argv)
             ex = &exporters[i];
     /* Cut traces are not refused here: the stats line counts them. */
     sprof_cli_loaded found;
+    /* speedscope's per-thread timelines and pprof's thread/time labels need every sample */
+    a.cli.load.timeline = a.pprof_path || a.speedscope_path;
     if (sprof_cli_load_inputs(&a.cli, a.inputs, a.ninputs, &p, &found, err, sizeof err) != 0)
         goto done; /* a refusal is one line: no warning before it */
     if (found.no_symmap)

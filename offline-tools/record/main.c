@@ -259,6 +259,7 @@ static int make_profile(record_args *a, const char *workdir, const char *trace)
     a->load.symmap = symmap;
     char *paths[] = { (char *)trace };
     int weight_cpu = 0;
+    a->load.load.timeline = a->format == RECORD_PPROF || a->format == RECORD_SPEEDSCOPE;
     if (sprof_cli_load_profile(&a->load, RECORD_TOOL, paths, 1, &p) != 0 ||
         sprof_cli_parse_weight(RECORD_TOOL, a->load.weight, &p, &weight_cpu) != 0)
         goto out;

@@ -499,12 +499,16 @@ def real_main():
     S = json.load(open(ss))
     frames = [f["name"] for f in S["shared"]["frames"]]
     sselfs, scums = {}, {}
-    for smp, w in zip(S["profiles"][0]["samples"], S["profiles"][0]["weights"]):
-        names = [frames[i] for i in smp]
-        sselfs[names[-1]] = sselfs.get(names[-1], 0) + w
-        for n in set(names):
-            scums[n] = scums.get(n, 0) + w
-    check(S["profiles"][0]["endValue"] == total, "speedscope total %r vs %d" % (S["profiles"][0]["endValue"], total))
+    # from a trace: one profile per thread, in time order (runs of a stack merged)
+    for prof in S["profiles"]:
+        for smp, w in zip(prof["samples"], prof["weights"]):
+            names = [frames[i] for i in smp]
+            sselfs[names[-1]] = sselfs.get(names[-1], 0) + w
+            for n in set(names):
+                scums[n] = scums.get(n, 0) + w
+    stotal = sum(p["endValue"] - p["startValue"] for p in S["profiles"])
+    check(len(S["profiles"]) >= 2 and stotal == total, "speedscope: %d thread profiles, total %r vs %d"
+          % (len(S["profiles"]), stotal, total))
     for name, r in rows.items():
         n = nodes.get(name)
         check(n is not None and (n[0], n[2]) == (r["self"], r["cum"]), "callgraph vs top for %s: %r %r" % (name, n, r))

@@ -47,7 +47,8 @@ typedef struct sprof_raw_table {
 
 /* Add one sample (tid kept in the key only if keep_tid). 0, or -1 out of memory. */
 /* count: how many samples this one stands for (sample_count) */
-int sprof_raw_add(sprof_raw_table *t, const sprof_sample_view *s, int keep_tid, uint64_t count);
+/* *index (may be NULL): the entry it went to */
+int sprof_raw_add(sprof_raw_table *t, const sprof_sample_view *s, int keep_tid, uint64_t count, uint32_t *index);
 /* The sample a table entry stands for (pointers into the entry's body). */
 void sprof_raw_view(const sprof_raw_sample *r, sprof_sample_view *s);
 void sprof_raw_free(sprof_raw_table *t);

@@ -80,6 +80,21 @@ typedef struct sprof_trace_accounting {
     uint64_t read_kernel_weight_ns; /* of which KERNEL samples */
 } sprof_trace_accounting;
 
+/* One sample in time (sprof_load_options.timeline): when, which thread,
+ * what it weighs, and its stack. Traces only. */
+typedef struct sprof_timeline_sample {
+    uint64_t time_ns;   /* the trace's CLOCK_MONOTONIC */
+    uint64_t weight_ns; /* CPU (wall in wall mode) ns the sample stands for */
+    uint64_t count;     /* samples it counts for (as the stacks count them) */
+    uint32_t stack;     /* index into stacks */
+    uint32_t tid;
+} sprof_timeline_sample;
+
+typedef struct sprof_thread_label {
+    uint32_t tid;
+    char name[20];      /* the thread's name in the trace ("" if none) */
+} sprof_thread_label;
+
 typedef struct sprof_profile {
     sprof_pframe *frames;
     size_t nframes;
@@ -98,12 +113,19 @@ typedef struct sprof_profile {
     uint64_t start_realtime_ns, end_realtime_ns;
     sprof_trace_accounting *traces; /* one per input trace, in load order */
     size_t ntraces;
+    /* every kept sample in file order, and the threads' names (only when
+     * loaded with sprof_load_options.timeline; from traces) */
+    sprof_timeline_sample *timeline;
+    size_t ntimeline;
+    sprof_thread_label *threads;
+    size_t nthreads;
     struct sprof_profile_internal *internal; /* interning tables, string pool */
 } sprof_profile;
 
 typedef struct sprof_load_options {
     int no_inline;      /* drop inlined frames (keep only real functions) */
     int per_thread;     /* add a root frame "[thread NAME tid]" and keep tid in stacks */
+    int timeline;       /* keep every sample's time, thread, weight and stack (profile.timeline) */
     int force;          /* accept a build-id mismatch */
     uint64_t from_ns;   /* keep samples with time >= start + from_ns (0: from start) */
     uint64_t to_ns;     /* and time < start + to_ns (0: to the end) */
@@ -138,6 +160,9 @@ int sprof_profile_add_folded_stream(sprof_profile *p, FILE *f, const char *path,
 uint32_t sprof_profile_intern_frame(sprof_profile *p, const sprof_pframe *f);
 int sprof_profile_add_stack(sprof_profile *p, const uint32_t *frames, uint32_t n,
                             uint64_t samples, uint64_t cpu_ns, uint32_t tid);
+/* The same, and the index of the stack it went to in *index. */
+int sprof_profile_add_stack_at(sprof_profile *p, const uint32_t *frames, uint32_t n, uint64_t samples,
+                               uint64_t cpu_ns, uint32_t tid, uint32_t *index);
 
 /* Folded output (sorted lines, "root;...;leaf N"). */
 typedef struct sprof_fold_format {

@@ -27,7 +27,8 @@ enum {
     PROFILE_PERIOD_TYPE = 11, PROFILE_PERIOD = 12,
     PROFILE_COMMENT = 13, PROFILE_DEFAULT_SAMPLE_TYPE = 14,
     VALUETYPE_TYPE = 1, VALUETYPE_UNIT = 2,
-    SAMPLE_LOCATION_ID = 1, SAMPLE_VALUE = 2,
+    SAMPLE_LOCATION_ID = 1, SAMPLE_VALUE = 2, SAMPLE_LABEL = 3,
+    LABEL_KEY = 1, LABEL_STR = 2, LABEL_NUM = 3, LABEL_NUM_UNIT = 4,
     MAPPING_ID = 1, MAPPING_FILENAME = 5, MAPPING_BUILD_ID = 6, MAPPING_HAS_FUNCTIONS = 7,
     MAPPING_HAS_FILENAMES = 8, MAPPING_HAS_LINE_NUMBERS = 9, MAPPING_HAS_INLINE_FRAMES = 10,
     LOCATION_ID = 1, LOCATION_MAPPING_ID = 2, LOCATION_ADDRESS = 3, LOCATION_LINE = 4,
@@ -273,6 +274,25 @@ static void caveat_comments(builder *b, const sprof_profile *p)
     }
 }
 
+static int by_tid(const void *a, const void *b)
+{
+    const sprof_thread_label *x = a, *y = b;
+    return x->tid < y->tid ? -1 : x->tid > y->tid;
+}
+
+/* The profile's thread names sorted by tid, for bsearch (NULL: none, or out of memory). */
+static sprof_thread_label *sorted_threads(const sprof_profile *p)
+{
+    if (!p->nthreads)
+        return NULL;
+    sprof_thread_label *v = malloc(p->nthreads * sizeof *v);
+    if (v) {
+        memcpy(v, p->threads, p->nthreads * sizeof *v);
+        qsort(v, p->nthreads, sizeof *v, by_tid);
+    }
+    return v;
+}
+
 int sprof_pprof_encode(const sprof_profile *p, const sprof_export_options *o, unsigned char **data,
                        size_t *len, char *err, size_t errlen)
 {
@@ -311,9 +331,31 @@ int sprof_pprof_encode(const sprof_profile *p, const sprof_export_options *o, un
     accounting_comments(&b, p);
     caveat_comments(&b, p);
 
-    for (size_t i = 0; i < p->nstacks && !b.oom; i++) {
-        const sprof_pstack *s = &p->stacks[i];
-        if (!s->samples && !s->cpu_ns)
+    /* From traces: one sample per recorded sample, labelled with its thread
+     * (name and tid) and its time since the first sample (ns), so
+     * -tagfocus thread=... and -tags work; else one per distinct stack. */
+    int timeline = p->ntimeline > 0;
+    size_t nsamples = timeline ? p->ntimeline : p->nstacks;
+    sprof_pbuf label;
+    sprof_pbuf_init(&label);
+    int64_t thread_key = 0, tid_key = 0, time_key = 0, ns_unit = 0;
+    if (timeline) {
+        thread_key = (int64_t)str_index(&b, "thread");
+        tid_key = (int64_t)str_index(&b, "tid");
+        time_key = (int64_t)str_index(&b, "time");
+        ns_unit = (int64_t)str_index(&b, "nanoseconds");
+    }
+    sprof_thread_label *names = timeline ? sorted_threads(p) : NULL;
+    uint64_t t0 = UINT64_MAX; /* the label "time" counts from the first sample */
+    for (size_t i = 0; i < p->ntimeline; i++)
+        if (p->timeline[i].time_ns < t0)
+            t0 = p->timeline[i].time_ns;
+    if (timeline && p->nthreads && !names)
+        b.oom = 1;
+    for (size_t i = 0; i < nsamples && !b.oom; i++) {
+        const sprof_timeline_sample *e = timeline ? &p->timeline[i] : NULL;
+        const sprof_pstack *s = &p->stacks[e ? e->stack : i];
+        if (!e && !s->samples && !s->cpu_ns)
             continue;
         if (s->nframes > locs_cap) {
             uint64_t *l = realloc(locs, s->nframes * sizeof *l);
@@ -338,12 +380,34 @@ int sprof_pprof_encode(const sprof_profile *p, const sprof_export_options *o, un
             locs[k] = locs[nloc - 1 - k];
             locs[nloc - 1 - k] = t;
         }
-        int64_t values[2] = { (int64_t)s->samples, (int64_t)s->cpu_ns };
+        int64_t values[2] = { (int64_t)(e ? e->count : s->samples), (int64_t)(e ? e->weight_ns : s->cpu_ns) };
         sprof_pbuf_reset(&sample);
         sprof_pb_packed_uint64(&sample, SAMPLE_LOCATION_ID, locs, nloc);
         sprof_pb_packed_int64(&sample, SAMPLE_VALUE, values, 2);
+        if (e) {
+            const sprof_thread_label key = { .tid = e->tid }, *t =
+                bsearch(&key, names, p->nthreads, sizeof *names, by_tid);
+            if (t && t->name[0]) {
+                sprof_pbuf_reset(&label);
+                sprof_pb_int64(&label, LABEL_KEY, thread_key);
+                sprof_pb_int64(&label, LABEL_STR, (int64_t)str_index(&b, t->name));
+                sprof_pb_message(&sample, SAMPLE_LABEL, &label);
+            }
+            sprof_pbuf_reset(&label);
+            sprof_pb_int64(&label, LABEL_KEY, tid_key);
+            sprof_pb_int64(&label, LABEL_NUM, (int64_t)e->tid);
+            sprof_pb_message(&sample, SAMPLE_LABEL, &label);
+            sprof_pbuf_reset(&label);
+            sprof_pb_int64(&label, LABEL_KEY, time_key);
+            sprof_pb_int64(&label, LABEL_NUM, (int64_t)(e->time_ns - t0));
+            sprof_pb_int64(&label, LABEL_NUM_UNIT, ns_unit);
+            sprof_pb_message(&sample, SAMPLE_LABEL, &label);
+        }
         sprof_pb_message(&b.out, PROFILE_SAMPLE, &sample);
     }
+    b.oom |= label.oom;
+    sprof_pbuf_free(&label);
+    free(names);
     for (size_t i = 0; i < b.nstrings; i++)
         sprof_pb_string(&b.out, PROFILE_STRING_TABLE, b.string_list[i]);
 

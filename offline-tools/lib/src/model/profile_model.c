@@ -32,6 +32,8 @@ void sprof_profile_free(sprof_profile *p)
     for (size_t i = 0; i < p->ntraces; i++)
         free(p->traces[i].path);
     free(p->traces);
+    free(p->timeline);
+    free(p->threads);
     memset(p, 0, sizeof *p);
 }
 
@@ -116,6 +118,13 @@ static uint64_t stack_hash(const uint32_t *frames, uint32_t n, uint32_t tid)
 int sprof_profile_add_stack(sprof_profile *p, const uint32_t *frames, uint32_t n, uint64_t samples,
                             uint64_t cpu_ns, uint32_t tid)
 {
+    uint32_t index;
+    return sprof_profile_add_stack_at(p, frames, n, samples, cpu_ns, tid, &index);
+}
+
+int sprof_profile_add_stack_at(sprof_profile *p, const uint32_t *frames, uint32_t n, uint64_t samples,
+                               uint64_t cpu_ns, uint32_t tid, uint32_t *index)
+{
     for (uint32_t i = 0; i < n; i++)
         if (frames[i] >= p->nframes)
             return -1;
@@ -126,6 +135,7 @@ int sprof_profile_add_stack(sprof_profile *p, const uint32_t *frames, uint32_t n
         if (s->tid == tid && s->nframes == n && (!n || memcmp(s->frames, frames, n * sizeof *frames) == 0)) {
             s->samples += samples;
             s->cpu_ns += cpu_ns;
+            *index = i;
             return 0;
         }
     }
@@ -142,6 +152,7 @@ int sprof_profile_add_stack(sprof_profile *p, const uint32_t *frames, uint32_t n
         return -1;
     if (n)
         memcpy(copy, frames, n * sizeof *frames);
+    *index = (uint32_t)p->nstacks;
     p->stacks[p->nstacks++] = (sprof_pstack){ n, copy, samples, cpu_ns, tid };
     return 0;
 }

@@ -13,6 +13,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <uthash.h>
 #include <sys/mman.h>
 
 #include "address_space.h"
@@ -59,6 +60,10 @@ typedef struct trace_state {
     int cut;         /* the file ends without END */
     uint64_t cut_at; /* where the reading stopped */
     sprof_trace_accounting acct; /* path owned by the profile once added */
+    /* --timeline: every kept sample, by its raw entry until the stacks are known */
+    sprof_timeline_sample *tl;
+    size_t ntl, captl;
+    uint32_t *stack_of_raw; /* raw entry -> profile stack */
 } trace_state;
 
 static void hex(const uint8_t *id, size_t len, char *out, size_t outlen)
@@ -197,6 +202,84 @@ static void note_stats(sprof_trace_accounting *a, const struct sprof_rec_stats *
     a->own_cpu_ns = st->own_cpu_ns;
 }
 
+/* --timeline: one entry per kept sample; its stack is its raw entry's,
+ * known once the raw entries are unwound (timeline_finish). */
+static int timeline_add(trace_state *T, const sprof_sample_view *s, uint64_t count, uint32_t raw_index)
+{
+    if (T->ntl == T->captl) {
+        size_t cap = T->captl ? T->captl * 2 : 4096;
+        sprof_timeline_sample *v = realloc(T->tl, cap * sizeof *v);
+        if (!v)
+            return -1;
+        T->tl = v;
+        T->captl = cap;
+    }
+    T->tl[T->ntl++] = (sprof_timeline_sample){ s->time_ns, s->weight_ns, count, raw_index, s->tid };
+    return 0;
+}
+
+typedef struct tid_seen {
+    uint32_t tid;
+    UT_hash_handle hh;
+} tid_seen;
+
+static void tids_free(tid_seen **set)
+{
+    tid_seen *e, *tmp;
+    HASH_ITER(hh, *set, e, tmp) {
+        HASH_DEL(*set, e);
+        free(e);
+    }
+}
+
+/* Move the trace's timeline into the profile (stacks resolved) and name
+ * its threads, in the order of their first sample. */
+static int timeline_finish(sprof_profile *p, trace_state *T)
+{
+    if (!T->ntl)
+        return 0;
+    sprof_timeline_sample *v = realloc(p->timeline, (p->ntimeline + T->ntl) * sizeof *v);
+    if (!v)
+        return -1;
+    p->timeline = v;
+    tid_seen *seen = NULL, *e;
+    int rc = 0;
+    for (size_t k = 0; k < p->nthreads && rc == 0; k++) { /* from earlier traces */
+        if (!(e = malloc(sizeof *e)))
+            rc = -1;
+        else {
+            e->tid = p->threads[k].tid;
+            HASH_ADD(hh, seen, tid, sizeof e->tid, e);
+        }
+    }
+    for (size_t i = 0; i < T->ntl && rc == 0; i++) {
+        sprof_timeline_sample s = T->tl[i];
+        s.stack = T->stack_of_raw[s.stack];
+        if (s.stack == UINT32_MAX)
+            continue; /* a sample whose stack was not added */
+        p->timeline[p->ntimeline++] = s;
+        HASH_FIND(hh, seen, &s.tid, sizeof s.tid, e);
+        if (e)
+            continue;
+        sprof_thread_label *t = realloc(p->threads, (p->nthreads + 1) * sizeof *t);
+        if (!t || !(e = malloc(sizeof *e))) {
+            if (t)
+                p->threads = t;
+            rc = -1;
+            break;
+        }
+        p->threads = t;
+        e->tid = s.tid;
+        HASH_ADD(hh, seen, tid, sizeof e->tid, e);
+        const char *name = sprof_thread_names_get(&T->threads, s.tid);
+        p->threads[p->nthreads].tid = s.tid;
+        snprintf(p->threads[p->nthreads].name, sizeof p->threads[p->nthreads].name, "%s", name ? name : "");
+        p->nthreads++;
+    }
+    tids_free(&seen);
+    return rc;
+}
+
 static int read_trace(loader *L, trace_state *T, sprof_trace *t, char *err, size_t errlen)
 {
     sprof_trace_record rec;
@@ -259,7 +342,9 @@ static int read_trace(loader *L, trace_state *T, sprof_trace *t, char *err, size
                 T->truncated++;
             uint64_t count = sample_count(&rec.u.sample, T->acct.hz, &T->count_frac_ns);
             T->counted += count;
-            if (sprof_raw_add(&T->raw, &rec.u.sample, L->opt->per_thread, count) != 0) {
+            uint32_t raw_index;
+            if (sprof_raw_add(&T->raw, &rec.u.sample, L->opt->per_thread, count, &raw_index) != 0 ||
+                (L->opt->timeline && timeline_add(T, &rec.u.sample, count, raw_index) != 0)) {
                 snprintf(err, errlen, "%s: out of memory", T->path);
                 return -1;
             }
@@ -387,6 +472,15 @@ static int expand_trace(loader *L, trace_state *T, sprof_trace *t, char *err, si
     sprof_profile *p = L->p;
     code_ctx ctx = { L, T };
     sprof_unwind_env env = { &ctx, oracle_is_code, oracle_cfi, oracle_sigreturn_at };
+    if (L->opt->timeline) {
+        T->stack_of_raw = malloc((T->raw.distinct ? T->raw.distinct : 1) * sizeof *T->stack_of_raw);
+        if (!T->stack_of_raw) {
+            snprintf(err, errlen, "%s: out of memory", T->path);
+            return -1;
+        }
+        for (size_t ri = 0; ri < T->raw.distinct; ri++)
+            T->stack_of_raw[ri] = UINT32_MAX;
+    }
     for (size_t ri = 0; ri < T->raw.distinct; ri++) {
         const sprof_raw_sample *r = &T->raw.v[ri];
         sprof_sample_view s;
@@ -444,11 +538,18 @@ static int expand_trace(loader *L, trace_state *T, sprof_trace *t, char *err, si
         char kname[64];
         if (sprof_kernel_leaf_name(s.flags, kname, sizeof kname))
             L->rooted[m++] = kernel_frame(p, kname);
-        if (sprof_profile_add_stack(p, L->rooted, m, r->count, r->weight_ns,
-                                    L->opt->per_thread ? s.tid : 0) != 0) {
+        uint32_t si;
+        if (sprof_profile_add_stack_at(p, L->rooted, m, r->count, r->weight_ns, L->opt->per_thread ? s.tid : 0,
+                                       &si) != 0) {
             snprintf(err, errlen, "%s: out of memory", T->path);
             return -1;
         }
+        if (T->stack_of_raw)
+            T->stack_of_raw[ri] = si;
+    }
+    if (L->opt->timeline && timeline_finish(p, T) != 0) {
+        snprintf(err, errlen, "%s: out of memory", T->path);
+        return -1;
     }
     return 0;
 }
@@ -459,6 +560,8 @@ static void trace_state_free(trace_state *T)
     sprof_raw_free(&T->raw);
     sprof_thread_names_free(&T->threads);
     free(T->exe_path);
+    free(T->tl);
+    free(T->stack_of_raw);
 }
 
 /* Widen the profile's wall-clock span by this trace's: its start (or the

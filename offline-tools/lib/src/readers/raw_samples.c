@@ -112,7 +112,7 @@ static int add_entry(sprof_raw_table *t, uint32_t h32, const uint64_t *head, con
     return 0;
 }
 
-int sprof_raw_add(sprof_raw_table *t, const sprof_sample_view *s, int keep_tid, uint64_t count)
+int sprof_raw_add(sprof_raw_table *t, const sprof_sample_view *s, int keep_tid, uint64_t count, uint32_t *index)
 {
     uint64_t head[HEAD_WORDS] = {
         s->pc, s->sp, s->fp,
@@ -151,6 +151,8 @@ int sprof_raw_add(sprof_raw_table *t, const sprof_sample_view *s, int keep_tid, 
     slot->hash = h;
     slot->index = found;
     sprof_raw_sample *e = &t->v[found - 1];
+    if (index)
+        *index = found - 1;
     e->count += count;
     e->weight_ns += s->weight_ns;
     return 0;
