@@ -1,5 +1,5 @@
 /* sprof-export: the profile in other tools' formats (pprof profile.proto,
- * speedscope JSON). Format details: docs/views.md. */
+ * speedscope JSON) and sprof's timeline page. Details: docs/views.md. */
 #include <getopt.h>
 #include <stdio.h>
 #include <string.h>
@@ -13,10 +13,12 @@ static const char *tool = "sprof-export";
 static void usage(FILE *f)
 {
     fprintf(f,
-            "usage: sprof-export [options] INPUT... [--pprof out.pb.gz] [--speedscope out.json]\n"
+            "usage: sprof-export [options] INPUT... [--pprof out.pb.gz] [--speedscope out.json] [--timeline out.html]\n"
             "  INPUTs: traces + the app's symmap, or folded files.\n"
             "      --pprof PATH        gzipped profile.proto (go tool pprof, Pyroscope, Grafana...)\n"
-            "      --speedscope PATH   speedscope JSON (https://www.speedscope.app)\n"
+            "      --speedscope PATH   speedscope JSON (https://www.speedscope.app): one timeline per thread\n"
+            "      --timeline PATH     sprof's timeline page (HTML, no network): lanes per thread over time by\n"
+            "                          cost class, collector and kernel spans, a selection's flame graph\n"
             "                          (--weight: speedscope weights and pprof's default sample\n"
             "                          type; pprof always has both samples and cpu values)\n"
             "      --name NAME         profile name (default: the binary's name)\n"
@@ -25,13 +27,14 @@ static void usage(FILE *f)
             sprof_cli_load_usage);
 }
 
-enum { OPT_PPROF = 1, OPT_SPEEDSCOPE, OPT_NAME };
+enum { OPT_PPROF = 1, OPT_SPEEDSCOPE, OPT_TIMELINE, OPT_NAME };
 
 int main(int argc, char **argv)
 {
     static const struct option longopts[] = {
         { "pprof", required_argument, NULL, OPT_PPROF },
         { "speedscope", required_argument, NULL, OPT_SPEEDSCOPE },
+        { "timeline", required_argument, NULL, OPT_TIMELINE },
         { "name", required_argument, NULL, OPT_NAME },
         { "help", no_argument, NULL, 'h' },
         { "version", no_argument, NULL, 'V' },
@@ -42,13 +45,14 @@ int main(int argc, char **argv)
     memset(&load, 0, sizeof load);
     sprof_export_options o;
     memset(&o, 0, sizeof o);
-    const char *pprof = NULL, *speedscope = NULL;
+    const char *pprof = NULL, *speedscope = NULL, *timeline = NULL;
     int c, status = SPROF_EXIT_USAGE;
     argv[0] = (char *)tool; /* getopt's own messages: "sprof-export: ..." */
     while ((c = getopt_long(argc, argv, "h", longopts, NULL)) != -1) {
         switch (c) {
         case OPT_PPROF: pprof = optarg; break;
         case OPT_SPEEDSCOPE: speedscope = optarg; break;
+        case OPT_TIMELINE: timeline = optarg; break;
         case OPT_NAME: o.name = optarg; break;
         case 'h': usage(stdout); status = SPROF_EXIT_OK; goto done;
         case 'V': status = sprof_tool_print_version(tool); goto done;
@@ -58,9 +62,9 @@ int main(int argc, char **argv)
             break;
         }
     }
-    if (optind >= argc || (!pprof && !speedscope)) {
+    if (optind >= argc || (!pprof && !speedscope && !timeline)) {
         if (optind < argc)
-            fprintf(stderr, "%s: nothing to do: give --pprof PATH and/or --speedscope PATH\n", tool);
+            fprintf(stderr, "%s: nothing to do: give --pprof PATH, --speedscope PATH and/or --timeline PATH\n", tool);
         else
             usage(stderr);
         goto done;
@@ -81,6 +85,10 @@ int main(int argc, char **argv)
         goto free_all;
     }
     if (speedscope && sprof_export_speedscope(&p, &o, speedscope, err, sizeof err) != 0) {
+        fprintf(stderr, "%s: %s\n", tool, err);
+        goto free_all;
+    }
+    if (timeline && sprof_export_timeline(&p, timeline, err, sizeof err) != 0) {
         fprintf(stderr, "%s: %s\n", tool, err);
         goto free_all;
     }

@@ -57,9 +57,9 @@ static uint32_t wanted_copy(const struct sprof_thread *t)
 {
     const uint32_t base = g_sprof.cfg.perf_stack, cur = t->perf_stack ? t->perf_stack : base;
     uint32_t seen = t->perf_cut_n + t->perf_fit_n;
-    /* cut in more than 1 sample in 64: the largest copy; the samples after
+    /* cut in 1 sample in 64 or more: the largest copy; the samples after
      * it tell what is really needed */
-    if (t->perf_cut_n >= 2 && (uint64_t)t->perf_cut_n * 64u >= seen && cur < SPROF_PERF_STACK_MAX)
+    if (t->perf_cut_n >= 1 && (uint64_t)t->perf_cut_n * 64u >= seen && cur < SPROF_PERF_STACK_MAX)
         return SPROF_PERF_STACK_MAX;
     if (t->perf_cut_n == 0 && t->perf_fit_n >= ADAPT_SHRINK_AFTER && cur > base) {
         uint64_t need = round_up_page((uint64_t)t->perf_reach + t->perf_reach / 4u + 512u);

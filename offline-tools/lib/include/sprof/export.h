@@ -1,6 +1,7 @@
 /* Exports of the joined profile to other tools' formats:
  *   pprof   profile.proto, gzipped (pprof, Pyroscope, Grafana, ...);
- *   speedscope  https://www.speedscope.app/file-format-schema.json.
+ *   speedscope  https://www.speedscope.app/file-format-schema.json;
+ *   timeline    sprof's own timeline page (HTML).
  * Both write through a temp file + rename (nothing at `path` on error).
  * Format details and choices: docs/views.md. */
 #ifndef SPROF_EXPORT_H
@@ -34,6 +35,13 @@ int sprof_write_speedscope(const sprof_profile *p, const sprof_export_options *o
                            size_t errlen);
 int sprof_export_speedscope(const sprof_profile *p, const sprof_export_options *o, const char *path, char *err,
                             size_t errlen);
+
+/* The timeline page (self-contained HTML: lanes per thread over time by
+ * cost class, collector and kernel markers, a selection's flame graph).
+ * Needs p's timeline (traces loaded with sprof_load_options.timeline).
+ * 0, or -1 (+ err). */
+int sprof_write_timeline(const sprof_profile *p, FILE *out, char *err, size_t errlen);
+int sprof_export_timeline(const sprof_profile *p, const char *path, char *err, size_t errlen);
 
 #ifdef __cplusplus
 }

@@ -119,6 +119,7 @@ typedef struct sprof_profile {
     size_t ntimeline;
     sprof_thread_label *threads;
     size_t nthreads;
+    uint64_t timeline_origin_ns; /* the earliest trace's start (CLOCK_MONOTONIC): --from/--to count from it */
     struct sprof_profile_internal *internal; /* interning tables, string pool */
 } sprof_profile;
 
@@ -160,6 +161,10 @@ int sprof_profile_add_folded_stream(sprof_profile *p, FILE *f, const char *path,
 uint32_t sprof_profile_intern_frame(sprof_profile *p, const sprof_pframe *f);
 int sprof_profile_add_stack(sprof_profile *p, const uint32_t *frames, uint32_t n,
                             uint64_t samples, uint64_t cpu_ns, uint32_t tid);
+/* The cost class a stack's time is shown in on a timeline: gc when a
+ * collector frame is on it (the time the collector ran), else its leaf's
+ * (kernel for a kernel-time leaf). enum sprof_cost. */
+int sprof_pstack_time_class(const sprof_profile *p, const sprof_pstack *s);
 /* The same, and the index of the stack it went to in *index. */
 int sprof_profile_add_stack_at(sprof_profile *p, const uint32_t *frames, uint32_t n, uint64_t samples,
                                uint64_t cpu_ns, uint32_t tid, uint32_t *index);

@@ -332,14 +332,17 @@ int sprof_pprof_encode(const sprof_profile *p, const sprof_export_options *o, un
     caveat_comments(&b, p);
 
     /* From traces: one sample per recorded sample, labelled with its thread
-     * (name and tid) and its time since the first sample (ns), so
-     * -tagfocus thread=... and -tags work; else one per distinct stack. */
+     * (name and tid), its time since the first sample (ns) and its class on
+     * the timeline (gc while the collector runs, kernel, ...), so
+     * -tagfocus thread=... / class=gc and -tags work; else one per distinct
+     * stack. */
     int timeline = p->ntimeline > 0;
     size_t nsamples = timeline ? p->ntimeline : p->nstacks;
     sprof_pbuf label;
     sprof_pbuf_init(&label);
-    int64_t thread_key = 0, tid_key = 0, time_key = 0, ns_unit = 0;
+    int64_t thread_key = 0, tid_key = 0, time_key = 0, ns_unit = 0, class_key = 0;
     if (timeline) {
+        class_key = (int64_t)str_index(&b, "class");
         thread_key = (int64_t)str_index(&b, "thread");
         tid_key = (int64_t)str_index(&b, "tid");
         time_key = (int64_t)str_index(&b, "time");
@@ -401,6 +404,12 @@ int sprof_pprof_encode(const sprof_profile *p, const sprof_export_options *o, un
             sprof_pb_int64(&label, LABEL_KEY, time_key);
             sprof_pb_int64(&label, LABEL_NUM, (int64_t)(e->time_ns - t0));
             sprof_pb_int64(&label, LABEL_NUM_UNIT, ns_unit);
+            sprof_pb_message(&sample, SAMPLE_LABEL, &label);
+            /* the timeline's class: -tagfocus class=gc is the collector's time */
+            sprof_pbuf_reset(&label);
+            sprof_pb_int64(&label, LABEL_KEY, class_key);
+            sprof_pb_int64(&label, LABEL_STR,
+                           (int64_t)str_index(&b, sprof_cost_name((enum sprof_cost)sprof_pstack_time_class(p, s))));
             sprof_pb_message(&sample, SAMPLE_LABEL, &label);
         }
         sprof_pb_message(&b.out, PROFILE_SAMPLE, &sample);

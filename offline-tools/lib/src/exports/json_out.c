@@ -42,7 +42,7 @@ void sprof_json_string(FILE *out, const char *str)
             putc('\\', out);
             putc((int)c, out);
             s++;
-        } else if (c < 0x20 || c == 0x7f) {
+        } else if (c < 0x20 || c == 0x7f || c == '<') { /* '<': never "</script>" inside a page */
             switch (c) {
             case '\n': fputs("\\n", out); break;
             case '\t': fputs("\\t", out); break;

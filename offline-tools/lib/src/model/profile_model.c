@@ -115,6 +115,15 @@ static uint64_t stack_hash(const uint32_t *frames, uint32_t n, uint32_t tid)
     return sprof_mix64(sprof_hash64(frames, (size_t)n * sizeof *frames) ^ ((uint64_t)tid << 32 | n));
 }
 
+int sprof_pstack_time_class(const sprof_profile *p, const sprof_pstack *s)
+{
+    for (uint32_t j = 0; j < s->nframes; j++)
+        if (p->frames[s->frames[j]].cost == SPROF_COST_GC)
+            return SPROF_COST_GC;
+    int c = s->nframes ? p->frames[s->frames[s->nframes - 1]].cost : SPROF_COST_NATIVE;
+    return c < SPROF_COST_COUNT ? c : SPROF_COST_NATIVE;
+}
+
 int sprof_profile_add_stack(sprof_profile *p, const uint32_t *frames, uint32_t n, uint64_t samples,
                             uint64_t cpu_ns, uint32_t tid)
 {

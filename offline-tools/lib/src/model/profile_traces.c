@@ -238,6 +238,8 @@ static int timeline_finish(sprof_profile *p, trace_state *T)
 {
     if (!T->ntl)
         return 0;
+    if (!p->timeline_origin_ns || T->start_ns < p->timeline_origin_ns)
+        p->timeline_origin_ns = T->start_ns;
     sprof_timeline_sample *v = realloc(p->timeline, (p->ntimeline + T->ntl) * sizeof *v);
     if (!v)
         return -1;
