@@ -71,4 +71,18 @@ if command -v go >/dev/null 2>&1; then
 else
   echo "skip go tool pprof checks: go is not installed (golang-go)"
 fi
+# wall mode: the second thread's waits are off-CPU samples, a class of the
+# timeline page and of pprof's class label
+ASAN_OPTIONS=${ASAN_OPTIONS:-detect_leaks=0} SPROF_MODE=wall SPROF_QUIET=1 SPROF_OUT="$d/w.bin" SPROF_HZ=1000 \
+  "$ex/app-rt" 0.5 >/dev/null 2>&1 || bad "the example in wall mode"
+"$SPROF_BIN/sprof-export" "$d/w.bin" "$ex/app-rt.symmap" --timeline "$d/w.html" 2>/dev/null || bad "export --timeline (wall)"
+python3 - "$d/w.html" <<'PY' && ok "timeline page: off-CPU samples in wall mode" || fail=1
+import html, json, re, sys
+d = json.loads(html.unescape(re.search(r'<script type="application/json" id="data">(.*?)</script>',
+                                       open(sys.argv[1]).read(), re.S).group(1)))
+off = d["classes"].index("off-CPU")
+counts = {t["name"] + " " + str(t["tid"]): t["c"].count(off) for t in d["threads"]}
+print("off-CPU samples per thread:", counts)
+sys.exit(0 if sum(counts.values()) > 0 else 1)
+PY
 exit $fail

@@ -88,6 +88,7 @@ typedef struct sprof_timeline_sample {
     uint64_t count;     /* samples it counts for (as the stacks count them) */
     uint32_t stack;     /* index into stacks */
     uint32_t tid;
+    uint32_t flags;     /* the sample's flags (enum sprof_sample_flags: OFFCPU in wall mode, KERNEL, ...) */
 } sprof_timeline_sample;
 
 typedef struct sprof_thread_label {

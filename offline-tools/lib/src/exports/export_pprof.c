@@ -409,7 +409,9 @@ int sprof_pprof_encode(const sprof_profile *p, const sprof_export_options *o, un
             sprof_pbuf_reset(&label);
             sprof_pb_int64(&label, LABEL_KEY, class_key);
             sprof_pb_int64(&label, LABEL_STR,
-                           (int64_t)str_index(&b, sprof_cost_name((enum sprof_cost)sprof_pstack_time_class(p, s))));
+                           (int64_t)str_index(&b, (e->flags & SPROF_SAMPLE_OFFCPU)
+                                                      ? "off-CPU"
+                                                      : sprof_cost_name((enum sprof_cost)sprof_pstack_time_class(p, s))));
             sprof_pb_message(&sample, SAMPLE_LABEL, &label);
         }
         sprof_pb_message(&b.out, PROFILE_SAMPLE, &sample);

@@ -35,6 +35,16 @@ static const char page_head[] =
     "search: <input id=\"search\" placeholder=\"regex\"> <span id=\"axis\"></span></p>\n"
     "<div id=\"lanes\"></div><p id=\"range\"></p><div id=\"flame\"></div>\n";
 
+/* The class a sample is drawn in: off-CPU (wall mode, the thread waited),
+ * else its stack's (sprof_pstack_time_class). */
+#define CLASS_OFFCPU SPROF_COST_COUNT
+static int time_class(const sprof_profile *p, const sprof_timeline_sample *e)
+{
+    if (e->flags & SPROF_SAMPLE_OFFCPU)
+        return CLASS_OFFCPU;
+    return sprof_pstack_time_class(p, &p->stacks[e->stack]);
+}
+
 static int write_data(FILE *out, const sprof_profile *p, const sprof_methods *m)
 {
     char name[1024], warn[256];
@@ -48,7 +58,7 @@ static int write_data(FILE *out, const sprof_profile *p, const sprof_methods *m)
     sprof_json_string(out, name);
     fputs(",\"caveat\":", out);
     sprof_json_string(out, warn);
-    fprintf(out, ",\"unit\":\"%s\",\"period\":%llu,\"classes\":[\"user\",\"runtime\",\"gc\",\"native\",\"kernel\"]",
+    fprintf(out, ",\"unit\":\"%s\",\"period\":%llu,\"classes\":[\"user\",\"runtime\",\"gc\",\"native\",\"kernel\",\"off-CPU\"]",
             p->mode == SPROF_MODE_WALL ? "wall time" : "CPU time",
             (unsigned long long)(p->hz ? 1000000000ull / p->hz : 1000000ull));
     fputs(",\n\"methods\":[", out);
@@ -84,8 +94,7 @@ static int write_data(FILE *out, const sprof_profile *p, const sprof_methods *m)
                 uint64_t t = e->time_ns > origin ? e->time_ns - origin : 0;
                 if (t > end)
                     end = t;
-                uint64_t v = f == 0 ? t : f == 1 ? e->weight_ns : f == 2 ? e->stack
-                                                              : (uint64_t)sprof_pstack_time_class(p, &p->stacks[e->stack]);
+                uint64_t v = f == 0 ? t : f == 1 ? e->weight_ns : f == 2 ? e->stack : (uint64_t)time_class(p, e);
                 fprintf(out, n++ ? ",%llu" : "%llu", (unsigned long long)v);
             }
             fputc(']', out);

@@ -10,7 +10,7 @@ const char sprof_timeline_js[] =
     "(function () {\n"
     "\"use strict\";\n"
     "var D = JSON.parse(document.getElementById(\"data\").textContent);\n"
-    "var COLORS = [\"#4a90e2\", \"#9a9aa6\", \"#e0463c\", \"#f0c040\", \"#e07800\"];\n"
+    "var COLORS = [\"#4a90e2\", \"#9a9aa6\", \"#e0463c\", \"#f0c040\", \"#e07800\", \"#d8d8d8\"];\n"
     "var W = 1200, LANE = 22, GAP = 6, MARK = 10;\n"
     "var view = [0, D.end], sel = null, query = null, tidOnly = null;\n"
     "function ms(ns) { return (ns / 1e6).toFixed(ns < 1e7 ? 2 : 1) + \" ms\"; }\n"

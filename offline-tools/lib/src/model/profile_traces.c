@@ -214,7 +214,7 @@ static int timeline_add(trace_state *T, const sprof_sample_view *s, uint64_t cou
         T->tl = v;
         T->captl = cap;
     }
-    T->tl[T->ntl++] = (sprof_timeline_sample){ s->time_ns, s->weight_ns, count, raw_index, s->tid };
+    T->tl[T->ntl++] = (sprof_timeline_sample){ s->time_ns, s->weight_ns, count, raw_index, s->tid, s->flags };
     return 0;
 }
 
