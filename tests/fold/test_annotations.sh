@@ -3,8 +3,8 @@
 # tool that reads and writes folded text (issue 21): sprof-fold on folded
 # input (with and without --classes: never two suffixes) and sprof-diff
 # --folded; sprof's own class suffixes (_[u] ...) are read back into the
-# class. Also: fractional counts rounded with a note, lines without a count
-# skipped with a warning.
+# class. Also: fractional counts kept in folded output (rounded elsewhere,
+# with a note), lines without a count skipped with a warning.
 set -u
 fail=0
 ok() { printf 'ok   %s\n' "$1"; }
@@ -33,9 +33,12 @@ grep -qxF 'main;jitted_[j] 2 2' "$d/diff" && grep -qxF 'waker_[w];wakee 4 4' "$d
 # difffolded-style fractional counts and a line without a count
 printf 'a;b 2.5\na;c 1.25\nnot a stack line\na;b_[j] 1\n' >"$d/frac.folded"
 if "$SPROF_BIN/sprof-diff" --folded "$d/frac.folded" "$d/frac.folded" >"$d/fd" 2>"$d/fe"; then
-  grep -qxF 'a;b 3 3' "$d/fd" && grep -qxF 'a;c 1 1' "$d/fd" && grep -qxF 'a;b_[j] 1 1' "$d/fd" &&
-    ok "sprof-diff: fractions rounded half up" || { bad "sprof-diff fractions"; cat "$d/fd"; }
-  grep -q 'frac.folded: note: 2 fractional counts rounded' "$d/fe" &&
+  grep -qxF 'a;b 2.5 2.5' "$d/fd" && grep -qxF 'a;c 1.25 1.25' "$d/fd" && grep -qxF 'a;b_[j] 1 1' "$d/fd" &&
+    ok "sprof-diff --folded keeps fractional counts" || { bad "sprof-diff fractions"; cat "$d/fd"; }
+  "$SPROF_BIN/sprof-fold" "$d/frac.folded" 2>/dev/null | grep -qxF 'a;c 1.25' &&
+    ok "sprof-fold keeps fractional counts" || bad "sprof-fold fractions"
+  "$SPROF_BIN/sprof-top" "$d/frac.folded" >/dev/null 2>&1 && ok "other views take them (rounded)" || bad "sprof-top on fractions"
+  grep -q 'frac.folded: note: 2 fractional counts: kept in folded output, rounded' "$d/fe" &&
     grep -q 'frac.folded: warning: 1 line without a count skipped (the first: line 3)' "$d/fe" &&
     ok "notes on stderr" || { bad "notes"; cat "$d/fe"; }
 else

@@ -121,6 +121,11 @@ typedef struct sprof_profile {
     sprof_thread_label *threads;
     size_t nthreads;
     uint64_t timeline_origin_ns; /* the earliest trace's start (CLOCK_MONOTONIC): --from/--to count from it */
+    /* folded input with fractional counts (difffolded.pl -n): each stack's
+     * exact count, stacks[i].samples being it rounded; NULL otherwise. Only
+     * the folded writers (sprof-fold, sprof-diff --folded) print it. */
+    double *exact_counts;
+    size_t nexact;
     struct sprof_profile_internal *internal; /* interning tables, string pool */
 } sprof_profile;
 

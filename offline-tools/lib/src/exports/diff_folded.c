@@ -10,11 +10,12 @@
 typedef struct stack_entry {
     UT_hash_handle hh;
     uint64_t count[2];
+    double exact[2]; /* the exact counts (fractional folded input) */
     char stack[];
 } stack_entry;
 
 static int add_side(stack_entry **index, const sprof_profile *p, int side, const sprof_fold_format *fmt,
-                    uint64_t *total)
+                    uint64_t *total, double *exact_total)
 {
     /* Spell each frame once. */
     char **names = calloc(p->nframes ? p->nframes : 1, sizeof *names);
@@ -31,7 +32,8 @@ static int add_side(stack_entry **index, const sprof_profile *p, int side, const
     size_t cap = 0;
     for (size_t s = 0; s < p->nstacks && rc == 0; s++) {
         const sprof_pstack *st = &p->stacks[s];
-        if (st->samples == 0)
+        double exact = p->exact_counts && s < p->nexact ? p->exact_counts[s] : (double)st->samples;
+        if (st->samples == 0 && exact == 0)
             continue;
         size_t len = 0;
         for (uint32_t k = 0; k < st->nframes; k++)
@@ -71,7 +73,9 @@ static int add_side(stack_entry **index, const sprof_profile *p, int side, const
             HASH_ADD_KEYPTR(hh, *index, e->stack, o, e);
         }
         e->count[side] += st->samples;
+        e->exact[side] += exact;
         *total += st->samples;
+        *exact_total += exact;
     }
     free(line);
     for (size_t i = 0; i < p->nframes; i++)
@@ -90,9 +94,13 @@ int sprof_diff_write_folded(const sprof_profile *before, const sprof_profile *af
 {
     stack_entry *index = NULL, *e, *tmp;
     uint64_t total[2] = { 0, 0 };
+    double exact_total[2] = { 0, 0 };
     int rc = 0;
-    if (add_side(&index, before, 0, fmt, &total[0]) != 0 || add_side(&index, after, 1, fmt, &total[1]) != 0)
+    if (add_side(&index, before, 0, fmt, &total[0], &exact_total[0]) != 0 ||
+        add_side(&index, after, 1, fmt, &total[1], &exact_total[1]) != 0)
         rc = -1;
+    /* fractional folded input on either side: its counts as they were */
+    int exact = before->exact_counts || after->exact_counts;
     size_t n = HASH_COUNT(index), k = 0;
     stack_entry **sorted = rc == 0 ? malloc((n ? n : 1) * sizeof *sorted) : NULL;
     if (!sorted)
@@ -100,7 +108,13 @@ int sprof_diff_write_folded(const sprof_profile *before, const sprof_profile *af
     if (rc == 0) {
         HASH_ITER(hh, index, e, tmp) sorted[k++] = e;
         qsort(sorted, n, sizeof *sorted, by_stack);
-        for (k = 0; k < n; k++) {
+        for (k = 0; k < n && exact; k++) {
+            double b = sorted[k]->exact[0];
+            if (normalize && exact_total[0] != exact_total[1] && exact_total[0] > 0)
+                b = b * exact_total[1] / exact_total[0];
+            fprintf(out, "%s %.10g %.10g\n", sorted[k]->stack, b, sorted[k]->exact[1]);
+        }
+        for (k = 0; k < n && !exact; k++) {
             uint64_t b = sorted[k]->count[0];
             /* difffolded.pl -n: before * total_after / total_before, truncated */
             if (normalize && total[0] != total[1] && total[0] > 0)

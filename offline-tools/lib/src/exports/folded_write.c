@@ -1,5 +1,6 @@
 /* Folded output: one line per distinct displayed stack, sorted bytewise,
- * "root;...;leaf N" with a single space and an integer count. Stacks that
+ * "root;...;leaf N" with a single space and an integer count (the exact
+ * counts of folded input that had fractional ones). Stacks that
  * differ only in what the format hides (lines, inline flags, threads
  * without --threads) are merged here. */
 #include <inttypes.h>
@@ -11,6 +12,7 @@
 typedef struct folded_line {
     char *text;
     uint64_t count;
+    double exact; /* the exact count when the profile has fractional ones */
 } folded_line;
 
 static int line_order(const void *a, const void *b)
@@ -41,7 +43,8 @@ int sprof_profile_write_folded(const sprof_profile *p, FILE *out, const sprof_fo
     for (size_t i = 0; i < p->nstacks; i++) {
         const sprof_pstack *s = &p->stacks[i];
         uint64_t count = fmt->weight_cpu ? s->cpu_ns : s->samples;
-        if (count == 0 || s->nframes == 0)
+        double exact = p->exact_counts && i < p->nexact ? p->exact_counts[i] : (double)count;
+        if ((count == 0 && exact == 0) || s->nframes == 0)
             continue;
         size_t len = 0;
         for (uint32_t j = 0; j < s->nframes; j++)
@@ -57,16 +60,22 @@ int sprof_profile_write_folded(const sprof_profile *p, FILE *out, const sprof_fo
             o += lens[s->frames[j]];
         }
         t[o] = '\0';
-        lines[nlines++] = (folded_line){ t, count };
+        lines[nlines++] = (folded_line){ t, count, exact };
     }
     qsort(lines, nlines, sizeof *lines, line_order);
     size_t written = 0;
     for (size_t i = 0; i < nlines;) {
         uint64_t count = lines[i].count;
+        double exact = lines[i].exact;
         size_t j = i + 1;
-        while (j < nlines && strcmp(lines[j].text, lines[i].text) == 0)
+        while (j < nlines && strcmp(lines[j].text, lines[i].text) == 0) {
+            exact += lines[j].exact;
             count += lines[j++].count;
-        fprintf(out, "%s %" PRIu64 "\n", lines[i].text, count);
+        }
+        if (p->exact_counts) /* fractional folded input: its counts as they were (docs/folded.md) */
+            fprintf(out, "%s %.10g\n", lines[i].text, exact);
+        else
+            fprintf(out, "%s %" PRIu64 "\n", lines[i].text, count);
         written++;
         i = j;
     }

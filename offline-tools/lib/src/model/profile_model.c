@@ -34,6 +34,7 @@ void sprof_profile_free(sprof_profile *p)
     free(p->traces);
     free(p->timeline);
     free(p->threads);
+    free(p->exact_counts);
     memset(p, 0, sizeof *p);
 }
 

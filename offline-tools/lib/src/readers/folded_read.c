@@ -1,7 +1,8 @@
 /* Read folded stacks ("a;b;c 123" lines) into a profile. The last
  * space-separated field is the count: an unsigned integer, or a decimal
- * fraction (difffolded.pl keeps them), rounded to the nearest integer with
- * a note; a line without a count is skipped with a warning, as
+ * fraction (difffolded.pl keeps them): the stack's samples get it rounded
+ * to the nearest integer, the profile's exact_counts the fraction (the
+ * folded writers print it), with a note; a line without a count is skipped with a warning, as
  * flamegraph.pl and inferno do (a file where no line has one is an error).
  * Other malformed lines (an empty frame, a NUL byte, an overflowing count)
  * are errors naming the file and line. Blank lines are skipped; an empty
@@ -55,8 +56,9 @@ typedef struct folded_tally {
 
 /* The count at the end of a line: 1 (set), 0 (not a count), -1 (error in err). */
 static int parse_count(const char *num, const char *path, size_t lineno, uint64_t *out, int *fractional,
-                       char *err, size_t errlen)
+                       double *exact, char *err, size_t errlen)
 {
+    *exact = strtod(num, NULL);
     uint64_t count = 0;
     const char *c = num;
     if (*c < '0' || *c > '9')
@@ -94,6 +96,28 @@ static int parse_count(const char *num, const char *path, size_t lineno, uint64_
     return 1;
 }
 
+/* Fractional counts: from the first one on, every stack's exact count is
+ * kept beside its rounded one (the stacks before it were whole). `count`
+ * is the rounded count this line already added to the stack's samples. */
+static int keep_exact(sprof_profile *p, uint32_t index, uint64_t count, int fractional, double exact)
+{
+    if (!fractional && !p->exact_counts)
+        return 0;
+    size_t old = p->nexact;
+    if (p->nexact < p->nstacks) {
+        double *v = realloc(p->exact_counts, p->nstacks * sizeof *v);
+        if (!v)
+            return -1;
+        for (size_t i = p->nexact; i < p->nstacks; i++)
+            v[i] = (double)p->stacks[i].samples;
+        p->exact_counts = v;
+        p->nexact = p->nstacks;
+    }
+    /* a stack first seen in this pass holds this line's rounded count */
+    p->exact_counts[index] += index >= old ? exact - (double)count : exact;
+    return 0;
+}
+
 static int parse_line(sprof_profile *p, const char *path, size_t lineno, char *line, size_t len,
                       uint32_t *frames, size_t frames_cap, folded_tally *tally, char *err, size_t errlen)
 {
@@ -108,8 +132,9 @@ static int parse_line(sprof_profile *p, const char *path, size_t lineno, char *l
     char *sp = strrchr(line, ' ');
     uint64_t count = 0;
     int fractional = 0, got = 0;
+    double exact = 0;
     if (sp && sp != line) {
-        got = parse_count(sp + 1, path, lineno, &count, &fractional, err, errlen);
+        got = parse_count(sp + 1, path, lineno, &count, &fractional, &exact, err, errlen);
         if (got < 0)
             return -1;
     }
@@ -151,7 +176,9 @@ static int parse_line(sprof_profile *p, const char *path, size_t lineno, char *l
     }
     /* The unit of a folded count is whatever it was written in: kept as
      * both samples and weight so any view shows it. */
-    if (sprof_profile_add_stack(p, frames, n, count, count, 0) != 0) {
+    uint32_t index;
+    if (sprof_profile_add_stack_at(p, frames, n, count, count, 0, &index) != 0 ||
+        keep_exact(p, index, count, fractional, exact) != 0) {
         snprintf(err, errlen, "%s:%zu: out of memory", path, lineno);
         return -1;
     }
@@ -203,7 +230,9 @@ int sprof_profile_add_folded_stream(sprof_profile *p, FILE *f, const char *path,
         fprintf(stderr, "%s: warning: %zu line%s without a count skipped (the first: line %zu)\n", path,
                 tally.no_count, tally.no_count == 1 ? "" : "s", tally.first_no_count);
     if (rc == 0 && tally.fractional)
-        fprintf(stderr, "%s: note: %zu fractional count%s rounded to the nearest integer (sprof counts samples)\n",
+        fprintf(stderr,
+                "%s: note: %zu fractional count%s: kept in folded output, rounded to the nearest integer in the "
+                "other views (they count samples)\n",
                 path, tally.fractional, tally.fractional == 1 ? "" : "s");
     free(line);
     free(frames);
