@@ -82,10 +82,10 @@ typedef struct sprof_trace_accounting {
 
 /* One sample in time (sprof_load_options.timeline): when, which thread,
  * what it weighs, and its stack. Traces only. */
-typedef struct sprof_timeline_sample {
+typedef struct sprof_timeline_sample { /* 32 bytes: one per sample of a trace */
     uint64_t time_ns;   /* the trace's CLOCK_MONOTONIC */
     uint64_t weight_ns; /* CPU (wall in wall mode) ns the sample stands for */
-    uint64_t count;     /* samples it counts for (as the stacks count them) */
+    uint32_t count;     /* samples it counts for (as the stacks count them) */
     uint32_t stack;     /* index into stacks */
     uint32_t tid;
     uint32_t flags;     /* the sample's flags (enum sprof_sample_flags: OFFCPU in wall mode, KERNEL, ...) */

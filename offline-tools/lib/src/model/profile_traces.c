@@ -214,7 +214,8 @@ static int timeline_add(trace_state *T, const sprof_sample_view *s, uint64_t cou
         T->tl = v;
         T->captl = cap;
     }
-    T->tl[T->ntl++] = (sprof_timeline_sample){ s->time_ns, s->weight_ns, count, raw_index, s->tid, s->flags };
+    T->tl[T->ntl++] = (sprof_timeline_sample){ s->time_ns, s->weight_ns, count > UINT32_MAX ? UINT32_MAX : (uint32_t)count,
+                                               raw_index, s->tid, s->flags };
     return 0;
 }
 
@@ -240,10 +241,17 @@ static int timeline_finish(sprof_profile *p, trace_state *T)
         return 0;
     if (!p->timeline_origin_ns || T->start_ns < p->timeline_origin_ns)
         p->timeline_origin_ns = T->start_ns;
-    sprof_timeline_sample *v = realloc(p->timeline, (p->ntimeline + T->ntl) * sizeof *v);
-    if (!v)
-        return -1;
-    p->timeline = v;
+    if (!p->timeline) { /* the first trace: its array becomes the profile's (no second copy) */
+        p->timeline = T->tl;
+        T->tl = NULL;
+        T->captl = 0;
+    } else {
+        sprof_timeline_sample *v = realloc(p->timeline, (p->ntimeline + T->ntl) * sizeof *v);
+        if (!v)
+            return -1;
+        p->timeline = v;
+    }
+    const sprof_timeline_sample *src = T->tl ? T->tl : p->timeline; /* in place: write index <= read index */
     tid_seen *seen = NULL, *e;
     int rc = 0;
     for (size_t k = 0; k < p->nthreads && rc == 0; k++) { /* from earlier traces */
@@ -255,7 +263,7 @@ static int timeline_finish(sprof_profile *p, trace_state *T)
         }
     }
     for (size_t i = 0; i < T->ntl && rc == 0; i++) {
-        sprof_timeline_sample s = T->tl[i];
+        sprof_timeline_sample s = src[i];
         s.stack = T->stack_of_raw[s.stack];
         if (s.stack == UINT32_MAX)
             continue; /* a sample whose stack was not added */
