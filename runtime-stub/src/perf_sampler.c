@@ -5,8 +5,10 @@
  * the rings and turns each PERF_RECORD_SAMPLE into a SAMPLE record
  * (sprof_build_from_dump derives candidates and frame offsets from the dump). */
 #define _GNU_SOURCE
+#include <elf.h>
 #include <errno.h>
 #include <fcntl.h>
+#include <link.h>
 #include <linux/perf_event.h>
 #include <stdlib.h>
 #include <string.h>
@@ -203,6 +205,58 @@ static uint64_t sample_weight(uint64_t delta)
     return delta < cap ? delta : cap;
 }
 
+/* The runtime's own code when it is a library of its own (preloaded
+ * libsprof.so); [0, 0) when it is linked into the program, where it cannot
+ * be told apart from the program's. A sample taken while the runtime works
+ * for itself (stopping at exit, an interposed call made by the program) is
+ * sprof's CPU, never the program's. The thread trampoline of the
+ * pthread_create wrapper sits at the root of every thread the program
+ * starts: a frame of ours counts only when the program's own code is
+ * further out. */
+static uint64_t own_lo, own_hi, exe_lo, exe_hi;
+static int own_known;
+
+static int find_text(struct dl_phdr_info *info, size_t size, void *data)
+{
+    (void)size;
+    uint64_t self = (uint64_t)(uintptr_t)data;
+    int program = !info->dlpi_name || !info->dlpi_name[0];
+    for (int i = 0; i < info->dlpi_phnum; i++) {
+        const ElfW(Phdr) *ph = &info->dlpi_phdr[i];
+        if (ph->p_type != PT_LOAD || !(ph->p_flags & PF_X)) continue;
+        uint64_t lo = info->dlpi_addr + ph->p_vaddr, hi = lo + ph->p_memsz;
+        if (program && !exe_hi) {
+            exe_lo = lo;
+            exe_hi = hi;
+        }
+        if (!program && self >= lo && self < hi) {
+            own_lo = lo;
+            own_hi = hi;
+        }
+    }
+    return 0;
+}
+
+static int in(uint64_t a, uint64_t lo, uint64_t hi)
+{
+    return a >= lo && a < hi;
+}
+
+static int in_own_work(uint64_t pc, const uint64_t *chain, uint32_t n)
+{
+    if (!own_known) {
+        own_known = 1;
+        dl_iterate_phdr(find_text, (void *)(uintptr_t)&find_text);
+    }
+    if (own_lo == own_hi || exe_lo == exe_hi) return 0;
+    int ours = in(pc, own_lo, own_hi);
+    for (uint32_t i = 0; i < n; i++) {
+        if (in(chain[i], own_lo, own_hi)) ours = 1;
+        else if (ours && in(chain[i], exe_lo, exe_hi)) return 1; /* the program called into us */
+    }
+    return 0;
+}
+
 static void handle_sample(struct sprof_thread *t, const uint8_t *p, uint32_t len, int kernel_mode)
 {
     const uint8_t *end = p + len;
@@ -247,6 +301,11 @@ static void handle_sample(struct sprof_thread *t, const uint8_t *p, uint32_t len
         if (nk < 512) kchain[nk++] = ip;
     }
     if (abi == PERF_SAMPLE_REGS_ABI_NONE) return; /* no user context (cannot happen with exclude_kernel) */
+    if (in_own_work(regs[REG_IDX_PC], kchain, nk)) {
+        /* sprof's own work: not a sample, and its CPU is carried to no one */
+        t->perf_last_count = value + t->perf_count_base;
+        return;
+    }
     struct sprof_rec_sample *rec = (struct sprof_rec_sample *)rec_buf;
     memset(rec, 0, sizeof *rec);
     rec->tid = tid;
