@@ -115,6 +115,7 @@ static void reset_counters(void)
     atomic_store(&g_sprof.sampler_cpu_ns, 0);
     g_sprof.final_cpu_ns = 0;
     atomic_store(&g_sprof.stop_cpu_ns, 0);
+    atomic_store(&g_sprof.stop_time_ns, 0);
     g_sprof.samples_written = g_sprof.samples_truncated = 0;
     g_sprof.dropped_released = g_sprof.lost_released = 0;
     sprof_maps_reset();
@@ -253,6 +254,10 @@ void sprof_after_fork_child(void)
 void sprof_stop(void)
 {
     if (!g_sprof.session) return;
+    /* from here on the threads run sprof's exit, not the program: a perf
+     * sample taken later (the identity checks, the lock wait) is dropped */
+    uint64_t zero = 0;
+    atomic_compare_exchange_strong(&g_sprof.stop_time_ns, &zero, sprof_now_ns(CLOCK_MONOTONIC));
     /* under io_lock: a writer pass in flight ends first, and no later one
      * pauses, resumes (re-enabling events) or rotates (record_control.c, rotate.c) */
     sprof_io_lock();
@@ -301,6 +306,8 @@ void sprof_before_exit(void)
      * end with the process) and no unbounded wait: _exit may be called from
      * a signal handler. */
     if (getpid() != g_sprof.pid || !g_sprof.session) return;
+    uint64_t zero = 0;
+    atomic_compare_exchange_strong(&g_sprof.stop_time_ns, &zero, sprof_now_ns(CLOCK_MONOTONIC));
     atomic_store(&g_sprof.stop_cpu_ns, sprof_profiled_cpu_ns());
     atomic_store(&g_sprof.running, 0);
     sprof_set_end_reason(SPROF_END_UNDERSCORE_EXIT, 0);

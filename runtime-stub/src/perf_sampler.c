@@ -301,7 +301,8 @@ static void handle_sample(struct sprof_thread *t, const uint8_t *p, uint32_t len
         if (nk < 512) kchain[nk++] = ip;
     }
     if (abi == PERF_SAMPLE_REGS_ABI_NONE) return; /* no user context (cannot happen with exclude_kernel) */
-    if (in_own_work(regs[REG_IDX_PC], kchain, nk)) {
+    uint64_t stop_time = atomic_load_explicit(&g_sprof.stop_time_ns, memory_order_relaxed);
+    if (in_own_work(regs[REG_IDX_PC], kchain, nk) || (stop_time && time >= stop_time)) {
         /* sprof's own work: not a sample, and its CPU is carried to no one */
         t->perf_last_count = value + t->perf_count_base;
         return;
