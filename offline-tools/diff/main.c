@@ -291,11 +291,12 @@ static void write_table(FILE *out, const sprof_diff_table *t, sprof_diff_row **r
             o->sort_total ? "total" : "self");
     if (t->replicated)
         fprintf(out,
-                "sig: Welch's t-test on the per-run shares (%zu vs %zu runs; each side's variance at least the "
-                "binomial one), per %s, self and total separately; Benjamini-Hochberg false-discovery-rate "
-                "correction across all %zu tests; * q < %g, ** q < 0.01, *** q < 0.001. No mark: the change is "
-                "within run-to-run and sampling noise.\n",
-                t->nruns[0], t->nruns[1], what, t->ntests, o->alpha);
+                "sig: Welch's t-test on the per-run shares (%zu vs %zu runs, each side's own variance), per %s, self "
+                "and total separately; Benjamini-Hochberg false-discovery-rate correction across all %zu tests; "
+                "* q < %g, ** q < 0.01, *** q < 0.001. No mark: the change is within run-to-run and sampling noise. "
+                "Run-to-run variance of the shares: %.2f x the binomial (independent samples) one, median over the tested "
+                "rows.\n",
+                t->nruns[0], t->nruns[1], what, t->ntests, o->alpha, t->dispersion);
     else
         fprintf(out,
                 "sig: one run on a side, so run-to-run variance is unknown: two-sided two-proportion z-test on "
@@ -377,11 +378,17 @@ static void json_num(FILE *out, double v)
         fprintf(out, "%.6g", v);
 }
 
-static void json_measure(FILE *out, const sprof_diff_table *t, const uint64_t *x, double pp, double z, double p,
-                         double q, int sig)
+static void json_measure(FILE *out, const sprof_diff_table *t, const uint64_t *x, uint64_t *const *runs, double pp,
+                         double z, double p, double q, int sig)
 {
-    fprintf(out, "{\"before\":%llu,\"after\":%llu,\"before_pct\":", (unsigned long long)x[0],
-            (unsigned long long)x[1]);
+    fprintf(out, "{\"before\":%llu,\"after\":%llu,", (unsigned long long)x[0], (unsigned long long)x[1]);
+    for (int side = 0; t->replicated && side < 2; side++) { /* what the runs test saw */
+        fputs(side ? "\"after_runs\":[" : "\"before_runs\":[", out);
+        for (size_t i = 0; i < t->nruns[side]; i++)
+            fprintf(out, "%s%llu", i ? "," : "", (unsigned long long)runs[side][i]);
+        fputs("],", out);
+    }
+    fputs("\"before_pct\":", out);
     json_num(out, share(x[0], t->n[0]));
     fputs(",\"after_pct\":", out);
     json_num(out, share(x[1], t->n[1]));
@@ -428,7 +435,7 @@ static void json_cpu(FILE *out, const sprof_diff_table *t, uint64_t *const *ns, 
     fprintf(out, ",\"significant\":%s}", sig ? "true" : "false");
 }
 
-static void json_files(FILE *out, const side *s)
+static void json_files(FILE *out, const side *s, const uint64_t *run_n)
 {
     fputs("{\"files\":[", out);
     for (size_t i = 0; i < s->nfiles; i++) {
@@ -436,14 +443,16 @@ static void json_files(FILE *out, const side *s)
             fputc(',', out);
         sprof_json_string(out, s->files[i]);
     }
-    fprintf(out, "],\"runs\":%zu,\"samples\":%llu}", s->nruns, (unsigned long long)s->samples);
+    fprintf(out, "],\"runs\":%zu,\"samples\":%llu,\"run_samples\":[", s->nruns, (unsigned long long)s->samples);
+    for (size_t i = 0; i < s->nruns; i++)
+        fprintf(out, "%s%llu", i ? "," : "", (unsigned long long)run_n[i]);
+    fputs("]}", out);
 }
 
 static const char *test_name(const sprof_diff_table *t)
 {
-    return t->replicated ? "Welch t-test on per-run shares per row (each side's variance at least the binomial "
-                           "variance of one run's share), self and total separately; Benjamini-Hochberg adjusted "
-                           "q-values across all tests"
+    return t->replicated ? "Welch t-test on per-run shares per row (each side's own variance, at least one sample's "
+                           "worth), self and total separately; Benjamini-Hochberg adjusted q-values across all tests"
                          : "one run on a side (run-to-run variance unknown): two-sided pooled two-proportion z-test "
                            "on sample counts per row, self and total separately; Benjamini-Hochberg adjusted "
                            "q-values across all tests; significant only if the change is at least floor_pp";
@@ -453,9 +462,9 @@ static void write_json(FILE *out, const sprof_diff_table *t, sprof_diff_row **ro
                        const side *sides, const options *o, const gate *g)
 {
     fputs("{\"before\":", out);
-    json_files(out, &sides[0]);
+    json_files(out, &sides[0], t->run_n[0]);
     fputs(",\"after\":", out);
-    json_files(out, &sides[1]);
+    json_files(out, &sides[1], t->run_n[1]);
     fputs(",\"warnings\":[", out);
     char text[1024];
     int nw = 0;
@@ -475,7 +484,9 @@ static void write_json(FILE *out, const sprof_diff_table *t, sprof_diff_row **ro
             ",\"by\":\"%s\",\"sort\":\"%s\",\"min_pp\":%g,\"alpha\":%g,\"floor_pp\":",
             o->lines ? "line" : "method", o->sort_total ? "total" : "self", o->min_pp, o->alpha);
     json_num(out, t->replicated ? NAN : t->test.floor_pp); /* null: the runs test needs no floor */
-    fprintf(out, ",\"test\":\"%s\",\"tests\":%zu,", test_name(t), t->ntests);
+    fprintf(out, ",\"test\":\"%s\",\"tests\":%zu,\"dispersion\":", test_name(t), t->ntests);
+    json_num(out, t->replicated ? t->dispersion : NAN); /* null: one run a side */
+    fputc(',', out);
     if (t->cpu_known) {
         fputs("\"cpu_s_per_run\":[", out);
         json_num(out, sprof_diff_cpu_s(t, t->run_ns[0], 0));
@@ -501,9 +512,11 @@ static void write_json(FILE *out, const sprof_diff_table *t, sprof_diff_row **ro
         fputs(",\"method\":", out);
         sprof_json_string(out, r->method);
         fprintf(out, ",\"class\":\"%s\",\"self\":", cost_word(r->cost));
-        json_measure(out, t, r->self, sprof_diff_self_pp(t, r), r->self_z, r->self_p, r->self_q, r->self_sig);
+        json_measure(out, t, r->self, r->run_self, sprof_diff_self_pp(t, r), r->self_z, r->self_p, r->self_q,
+                     r->self_sig);
         fputs(",\"total\":", out);
-        json_measure(out, t, r->total, sprof_diff_total_pp(t, r), r->total_z, r->total_p, r->total_q, r->total_sig);
+        json_measure(out, t, r->total, r->run_total, sprof_diff_total_pp(t, r), r->total_z, r->total_p, r->total_q,
+                     r->total_sig);
         if (t->cpu_known) {
             fputs(",\"self_cpu\":", out);
             json_cpu(out, t, r->run_self_ns, r->cpu_self_t, r->cpu_self_p, r->cpu_self_q, r->cpu_self_sig);
@@ -749,7 +762,8 @@ static int write_svg(const char *path, const side *sides, options *o, char *err,
     int n = replicated
                 ? snprintf(subtitle, sizeof subtitle,
                            "widths: after (%zu runs, %llu samples); colour: change of share vs before (%zu runs, %llu "
-                           "samples), significant = Welch's t-test on the per-run shares, BH q < %g",
+                           "samples), significant = Welch's t-test on the per-run shares of each frame, BH q < %g; pale = "
+                           "within run-to-run noise",
                            sides[1].nruns, (unsigned long long)sides[1].samples, sides[0].nruns,
                            (unsigned long long)sides[0].samples, o->alpha)
                 : snprintf(subtitle, sizeof subtitle,

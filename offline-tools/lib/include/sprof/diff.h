@@ -4,9 +4,8 @@
  *
  * Significance, for every method (or .rb line) and for each of its self
  * and total shares (docs/diff.md "The test"):
- *  - 2 or more runs per side: Welch's t-test on the per-run shares, each
- *    side's variance at least the binomial variance of one run's share
- *    (sampling noise is a floor under run-to-run noise);
+ *  - 2 or more runs per side: Welch's t-test on the per-run shares (each
+ *    side's own variance, at least one sample's worth);
  *  - 1 run on a side: run-to-run variance is unknown; the pooled
  *    two-proportion z-test on sample counts, and a change is significant
  *    only if it is also at least floor_pp percentage points.
@@ -33,13 +32,25 @@ extern "C" {
 double sprof_diff_ztest(uint64_t x1, uint64_t n1, uint64_t x2, uint64_t n2, double *z);
 
 /* Two-sided p-value of Welch's t-test of the per-run shares x0[i]/n0[i]
- * (k0 runs) against x1[i]/n1[i] (k1 runs), k0, k1 >= 2. Each side's
- * variance is at least the binomial variance of one run's share at the
- * pooled share (a floor: identical runs are not infinitely precise).
- * *t (may be NULL) gets the signed statistic (positive: grew).
- * 1 when there is nothing to test. */
+ * (k0 runs) against x1[i]/n1[i] (k1 runs), k0, k1 >= 2, each side with its
+ * own sample variance, at least one sample's worth (1/n^2: identical
+ * counts are not infinitely precise). *t (may be NULL) gets the signed
+ * statistic (positive: grew). 1 when there is nothing to test. */
 double sprof_diff_runs_test(const uint64_t *x0, const uint64_t *n0, size_t k0, const uint64_t *x1, const uint64_t *n1,
                             size_t k1, double *t);
+
+/* One measure's run-to-run dispersion: its per-run shares' variance within
+ * the sides (pooled) over the binomial variance of one run's share. A
+ * diagnostic of how noisy the runs are: timer sampling is systematic, so a
+ * deterministic program's shares vary less than binomially between runs
+ * (knob.c: ~0.1-0.7); real run-to-run noise (the collector, the machine)
+ * makes it larger (gcbench: 3-20). NaN when undefined (under 2 runs a
+ * side, or a share of 0 or 1). */
+double sprof_diff_runs_dispersion(const uint64_t *x0, const uint64_t *n0, size_t k0, const uint64_t *x1,
+                                  const uint64_t *n1, size_t k1);
+
+/* The median of d[0..n) ignoring NaN (d is reordered); 1 if all are NaN. */
+double sprof_diff_median_dispersion(double *d, size_t n);
 
 /* Welch's t-test on per-run values (CPU seconds of a method, say): each
  * side's sample variance raised to at least floor0/floor1. Two-sided p; 1
@@ -90,6 +101,7 @@ typedef struct sprof_diff_table {
     size_t nruns[2];    /* runs per side */
     uint64_t *run_n[2]; /* samples of each run */
     int replicated;     /* both sides have >= 2 runs: the runs test was used */
+    double dispersion;  /* with replicates: median run-to-run dispersion of the tested measures (a diagnostic) */
     uint64_t *run_ns[2];      /* CPU (sample weights, ns) of each run */
     int cpu_known;            /* every run is a cpu-mode trace: its samples carry CPU weights */
     size_t ncpu_tests;        /* the CPU columns' own multiple-comparison family */
@@ -129,8 +141,8 @@ int sprof_diff_flame_tree(sprof_flame_tree *t, const sprof_profile *before, cons
 
 /* The same with 2 or more runs on both sides (before/after: the summed
  * runs, which give the shape and widths): every drawn frame's q-value is
- * the table's runs test (Welch on per-run inclusive shares, binomial
- * floor), BH-adjusted across the drawn frames; no floor. 0, or -1. */
+ * the table's runs test (Welch on per-run inclusive shares), BH-adjusted
+ * across the drawn frames; no pp floor. 0, or -1. */
 int sprof_diff_flame_tree_runs(sprof_flame_tree *t, const sprof_profile *before, const sprof_profile *after,
                                const sprof_profile *before_runs, size_t nbefore, const sprof_profile *after_runs,
                                size_t nafter, const sprof_fold_format *fmt);

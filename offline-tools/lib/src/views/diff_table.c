@@ -214,6 +214,32 @@ static int worth_testing(const sprof_diff_table *t, const uint64_t *x)
     return pooled >= 10 && (double)pooled >= 0.001 * (double)all;
 }
 
+/* With replicates: the median run-to-run dispersion of every measure that
+ * will be tested, in units of the binomial variance (how noisy the runs
+ * are: shown to the user, not used by the tests). */
+static int estimate_dispersion(sprof_diff_table *t)
+{
+    t->dispersion = NAN;
+    if (!t->replicated)
+        return 0;
+    double *d = malloc((t->nrows ? 2 * t->nrows : 1) * sizeof *d);
+    if (!d)
+        return -1;
+    size_t m = 0;
+    for (size_t i = 0; i < t->nrows; i++) {
+        const sprof_diff_row *r = &t->rows[i];
+        if (worth_testing(t, r->self))
+            d[m++] = sprof_diff_runs_dispersion(r->run_self[0], t->run_n[0], t->nruns[0], r->run_self[1],
+                                                t->run_n[1], t->nruns[1]);
+        if (worth_testing(t, r->total))
+            d[m++] = sprof_diff_runs_dispersion(r->run_total[0], t->run_n[0], t->nruns[0], r->run_total[1],
+                                                t->run_n[1], t->nruns[1]);
+    }
+    t->dispersion = sprof_diff_median_dispersion(d, m);
+    free(d);
+    return 0;
+}
+
 double sprof_diff_cpu_s(const sprof_diff_table *t, const uint64_t *run_ns, int side)
 {
     double sum = 0;
@@ -304,6 +330,10 @@ static int run_tests(sprof_diff_table *t)
     if (!p)
         return -1;
     t->ntests = 0;
+    if (estimate_dispersion(t) != 0) {
+        free(p);
+        return -1;
+    }
     for (size_t i = 0; i < n; i++) {
         sprof_diff_row *r = &t->rows[i];
         r->self_z = r->self_p = r->self_q = NAN;
