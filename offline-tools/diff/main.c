@@ -360,9 +360,10 @@ static void write_cpu_table(FILE *out, const sprof_diff_table *t, sprof_diff_row
             o->sort_total ? "total" : "self");
     if (t->replicated)
         fprintf(out,
-                "sig: Welch's t-test on the per-run CPU seconds (%zu vs %zu runs; each side's variance at least "
-                "the sampling noise of one run's figure), per %s, self and total separately; Benjamini-Hochberg "
-                "correction across all %zu of these tests; * q < %g, ** q < 0.01, *** q < 0.001.\n",
+                "sig: Welch's t-test on the per-run CPU seconds (%zu vs %zu runs, each side's own variance), per "
+                "%s, self and total separately; Benjamini-Hochberg correction across all %zu of these tests; "
+                "* q < %g, ** q < 0.01, *** q < 0.001. A busy machine moves every method's seconds (3-6 %% between "
+                "runs is common): a small change of one method shows better in its share.\n",
                 t->nruns[0], t->nruns[1], what, t->ncpu_tests, o->alpha);
     else
         fputs("sig: one run on a side: run-to-run variance of CPU time is unknown, so no change is marked. Give 2 "
@@ -493,9 +494,9 @@ static void write_json(FILE *out, const sprof_diff_table *t, sprof_diff_row **ro
         fputc(',', out);
         json_num(out, sprof_diff_cpu_s(t, t->run_ns[1], 1));
         fprintf(out, "],\"cpu_test\":\"%s\",\"cpu_tests\":%zu,",
-                t->replicated ? "Welch t-test on per-run CPU seconds per row (each side's variance at least the "
-                                "sampling noise of one run's figure), self and total separately; Benjamini-Hochberg "
-                                "adjusted q-values across the CPU tests"
+                t->replicated ? "Welch t-test on per-run CPU seconds per row (each side's own variance, at least "
+                                "one sample's weight), self and total separately; Benjamini-Hochberg adjusted "
+                                "q-values across the CPU tests"
                               : "one run on a side: not tested",
                 t->ncpu_tests);
     }

@@ -248,10 +248,10 @@ double sprof_diff_cpu_s(const sprof_diff_table *t, const uint64_t *run_ns, int s
     return t->nruns[side] ? sum / (double)t->nruns[side] : 0;
 }
 
-/* Welch on a row's per-run CPU seconds. Each side's variance is at least
- * the sampling noise of one run's figure: a method's CPU is its sample
- * count times the mean weight w of a sample, and the count is ~Poisson, so
- * var = w * seconds. */
+/* Welch on a row's per-run CPU seconds, each side's own variance (as for
+ * shares: timer samples are systematic, so a Poisson floor, w x seconds,
+ * would be far wider than what deterministic runs show), at least one
+ * sample's worth: w^2, w the mean weight (CPU) of a sample. */
 static double test_cpu(const sprof_diff_table *t, uint64_t *const *run_ns, double *stat)
 {
     double x[2][64], fl[2];
@@ -265,7 +265,7 @@ static double test_cpu(const sprof_diff_table *t, uint64_t *const *run_ns, doubl
             ns += t->run_ns[s][i];
         }
         double w = n ? (double)ns / 1e9 / (double)n : 0;
-        fl[s] = w * sprof_diff_cpu_s(t, run_ns[s], s);
+        fl[s] = w * w;
     }
     return sprof_diff_values_test(x[0], t->nruns[0], fl[0], x[1], t->nruns[1], fl[1], stat);
 }
