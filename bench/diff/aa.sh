@@ -16,7 +16,9 @@
 # -DSLOWER_PCT=0 vs -DSLOWER_PCT=3 (parse_rows 3 % slower), K runs a side of
 # R rounds each (default 130, ~0.5 s): trials where parse_rows' total share
 # is marked significant and up, where its total CPU seconds per run are
-# (the --weight=cpu test), and where either is.
+# (the --weight=cpu test), and where either is. The same runs give A/A
+# pairs for free: trial i-1's runs against trial i's of the same binary
+# (before against before, after against after), for every even i.
 # Env: SPROF_BUILD (default <repo>/build).
 set -uo pipefail
 export LC_ALL=C
@@ -79,6 +81,10 @@ PY
 flagged_cpu() {
     python3 -c 'import json,sys; d=json.load(open(sys.argv[1])); print(1 if any(r[m]["significant"] for r in d["rows"] for m in ("self_cpu","total_cpu") if m in r) else 0)' "$1"
 }
+# marked JSON_FILE: the marked rows, "name measure change" (shares and CPU), for the log
+marked() {
+    python3 -c 'import json,sys; print("; ".join("%s %s %+.3g" % (r["name"], m, r[m].get("change_pp", r[m].get("change_pct"))) for r in json.load(open(sys.argv[1]))["rows"] for m in ("self","total","self_cpu","total_cpu") if m in r and r[m]["significant"]))' "$1"
+}
 # largest |change| (pp) of any row, self or total
 maxpp() {
     python3 -c 'import json,sys; print("%.2f" % max([abs(r[m]["change_pp"]) for r in json.load(open(sys.argv[1]))["rows"] for m in ("self","total")] + [0]))' "$1"
@@ -114,6 +120,8 @@ for p in "${progs[@]}"; do
         n=$(( $(samples "$work/one.json") ))
         moves="$moves $(maxpp "$work/one.json")"
         log "$p pair $i: replicates $rep (CPU seconds $repcpu), one run $one, no floor $raw (flagged so far)"
+        m=$(marked "$work/rep.json")
+        [ -z "$m" ] || log "$p pair $i: marked with replicates: $m"
     done
     printf '%-10s %5d %5d %9d %11d/%-2d %11d/%-2d %13d/%-2d %15d/%-2d %s\n' "$p" "$pairs" "$runs" "$n" "$rep" "$pairs" "$repcpu" "$pairs" "$one" "$pairs" "$raw" "$pairs" "$moves"
 done
@@ -123,20 +131,34 @@ if [ "$trials" -gt 0 ]; then
         cc -O1 -g -fno-omit-frame-pointer -DSLOWER_PCT=3 "$here/knob.c" -o "$work/knob3" || exit 1
     "$bin/sprof-symmap" "$work/knob0" -o "$work/knob0.symmap" --quiet &&
         "$bin/sprof-symmap" "$work/knob3" -o "$work/knob3.symmap" --quiet || exit 1
-    hits=0 cpu_hits=0 any_hits=0
+    hits=0 cpu_hits=0 any_hits=0 aa_pairs=0 aa_hits=0
     for ((i = 1; i <= trials; i++)); do
         b=() a=()
         for ((k = 1; k <= runs; k++)); do
-            profile "$work/knob0" "$work/b$k.bin" "$rounds"
-            profile "$work/knob3" "$work/a$k.bin" "$rounds"
-            b+=("$work/b$k.bin") a+=("$work/a$k.bin")
+            profile "$work/knob0" "$work/t${i}b$k.bin" "$rounds"
+            profile "$work/knob3" "$work/t${i}a$k.bin" "$rounds"
+            b+=("$work/t${i}b$k.bin") a+=("$work/t${i}a$k.bin")
         done
         "$bin/sprof-diff" --json -b "${b[@]}" "$work/knob0.symmap" -a "${a[@]}" "$work/knob3.symmap" \
             >"$work/knob.json" 2>"$work/diff.err" || { log "sprof-diff failed: $(tail -1 "$work/diff.err")"; exit 1; }
         hits=$((hits + $(flagged "$work/knob.json" parse_rows share)))
         cpu_hits=$((cpu_hits + $(flagged "$work/knob.json" parse_rows cpu)))
         any_hits=$((any_hits + $(flagged "$work/knob.json" parse_rows either)))
-        log "knob trial $i: parse_rows flagged by its share in $hits, by its CPU seconds in $cpu_hits, by either in $any_hits"
+        log "knob trial $i: parse_rows $(python3 -c 'import json,sys; t=[r for r in json.load(open(sys.argv[1]))["rows"] if r["name"]=="parse_rows"][0]["total"]; print("%+.2f pp q %.3g" % (t["change_pp"], t["q"]))' "$work/knob.json"); flagged by its share in $hits, by its CPU seconds in $cpu_hits, by either in $any_hits"
+        if ((i % 2 == 0)); then # A/A: the previous trial's runs against this one's, per binary
+            for s in b a; do
+                v=0 sm=$work/knob0.symmap
+                [ $s = a ] && v=3 sm=$work/knob3.symmap
+                "$bin/sprof-diff" --json -b "$work"/t$((i - 1))$s?.bin "$sm" -a "$work"/t$i$s?.bin "$sm" \
+                    >"$work/knob_aa.json" 2>/dev/null || { log "sprof-diff failed (knob$v A/A)"; exit 1; }
+                aa_pairs=$((aa_pairs + 1)) aa_hits=$((aa_hits + $(flagged "$work/knob_aa.json")))
+                m=$(marked "$work/knob_aa.json")
+                [ -z "$m" ] || log "knob$v A/A, trial $((i - 1)) vs $i: marked: $m"
+            done
+            log "knob A/A (trial $((i - 1)) vs $i, knob0 and knob3): any row flagged in $aa_hits of $aa_pairs pairs"
+            rm -f "$work"/t$((i - 1))[ab]?.bin
+        fi
     done
     echo "real change: parse_rows 3 % slower (knob.c), $runs runs a side of $rounds rounds at $hz Hz, $(samples "$work/knob.json") samples a side: flagged by its total share in $hits, by its total CPU seconds in $cpu_hits, by either in $any_hits of $trials trials"
+    echo "A/A from the same runs (trial i-1 vs trial i of one binary, $runs runs a side): any row flagged in $aa_hits of $aa_pairs pairs"
 fi

@@ -12,8 +12,11 @@ multinomially (sampling noise). Checked:
   printed beside it for comparison;
 - one run a side: nothing under --floor is marked, the footer says that
   run-to-run variance is unknown;
-- a real change: one method made 3 % slower (its weight x 1.03), 3 runs a
-  side: flagged (total share, significant and up) in >= 9 of 10 trials;
+- a real change: one method made 3 % slower (its weight x 1.03): flagged
+  (total share, significant and up) in >= 9 of 10 trials with 5 runs a side
+  (3 runs: printed, ~half: these draws are independent, so their shares
+  vary binomially; sprof's timer samples are systematic and vary less,
+  and on real runs 3 a side find it 9 times in 10: bench/diff/aa.sh);
 - the JSON names the runs and the test."""
 import json
 import os
