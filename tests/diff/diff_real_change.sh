@@ -5,8 +5,8 @@
 # 3 trials of 3 runs a side at 10 kHz (~1.3 s a run, ~13 000 samples; 18
 # runs, ~25 s of CPU).
 # - parse_rows' total share is marked significant and up in >= 2 of 3
-#   trials (measured: 9 of 10 with bench/diff/aa.sh on a loaded 2-core
-#   machine, so a miss in 2 of 3 is a ~3 % event), and the CI gate on it trips;
+#   trials (measured: 30 of 30 at 130 rounds, bench/diff/aa.sh and a second
+#   set, on a loaded 2-core machine), and the CI gate on it trips;
 # - A/A: the same runs, one trial's against another's of the same binary,
 #   flag nothing in at least 2 of 3 pairs (nominal: 5 % of pairs).
 # The full figure (10 trials, A/A pairs) is bench/diff/aa.sh's, docs/diff.md.
