@@ -121,10 +121,6 @@ uint32_t sprof_syscall_flags(int nr)
     return f;
 }
 
-/* thread CPU after a pacer signal within which a non-syscall kernel tick is
- * taken for that signal's own delivery and return */
-#define SPROF_OWN_SIGNAL_NS 30000ull
-
 /* Kernel time owed by the pacer's landings at a return pc (signal handler
  * context, one thread: no locking); pc 0 is the thread's pool. A
  * direct-mapped table; a site pushed out goes to the pool, and a landing
@@ -193,10 +189,11 @@ void sprof_ktick_thread_stop(struct sprof_thread *t)
 }
 
 /* Signal handler, on a ktick signal: returns the flags of a KERNEL sample
- * to record with *weight = the kernel time it stands for, or 0 when the
- * tick found the thread in user mode. */
-uint32_t sprof_ktick_classify(struct sprof_thread *t, uint64_t pc, uint64_t rcx, uint64_t *weight)
+ * to record with *weight = the kernel time it stands for, or 0 (with
+ * *user_mode set when the tick found the thread in user mode). */
+uint32_t sprof_ktick_classify(struct sprof_thread *t, uint64_t pc, uint64_t rcx, uint64_t *weight, int *user_mode)
 {
+    *user_mode = 0;
     atomic_fetch_add_explicit(&g_sprof.ktick_signals, 1, memory_order_relaxed);
     uint64_t user, sys, cpu = sprof_now_ns(CLOCK_THREAD_CPUTIME_ID);
     if (sprof_thread_user_sys(0, &user, &sys) != 0) return 0;
@@ -209,7 +206,10 @@ uint32_t sprof_ktick_classify(struct sprof_thread *t, uint64_t pc, uint64_t rcx,
     uint64_t faults = sprof_own_faults();
     int faulted = faults != t->k_last_faults;
     t->k_last_faults = faults;
-    if (!ds) return 0;
+    if (!ds) {
+        *user_mode = du != 0;
+        return 0;
+    }
     /* The ticks since the previous signal (one, unless a system call
      * spanned several) sampled the mode; the weight is the thread's precise
      * CPU over that interval in the kernel's proportion, not the ticks'

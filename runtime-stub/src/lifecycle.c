@@ -254,6 +254,16 @@ void sprof_after_fork_child(void)
 void sprof_stop(void)
 {
     if (!g_sprof.session) return;
+    /* the stopping thread's CPU still kept under call paths (cpuclock +
+     * tick): samples of its own, the handler held off meanwhile */
+    struct sprof_thread *me = sprof_self;
+    if (me && me->carries_live && sprof_uses_signals()) {
+        sigset_t all, old;
+        sigfillset(&all);
+        pthread_sigmask(SIG_BLOCK, &all, &old);
+        sprof_carry_flush_all(me, sprof_now_ns(CLOCK_MONOTONIC));
+        pthread_sigmask(SIG_SETMASK, &old, NULL);
+    }
     /* from here on the threads run sprof's exit, not the program: a perf
      * sample taken later (the identity checks, the lock wait) is dropped */
     uint64_t zero = 0;

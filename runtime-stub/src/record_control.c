@@ -291,4 +291,5 @@ void sprof_control_handler_resume(struct sprof_thread *t)
     if (r > t->last_cpu_ns) t->last_cpu_ns = r;
     if (r > t->k_last_cpu) t->k_last_cpu = r;
     t->pacer_carry_ns = 0; /* a landing carried from before the pause */
+    sprof_carry_reset(t);
 }

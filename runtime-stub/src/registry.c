@@ -98,7 +98,7 @@ struct sprof_thread *sprof_thread_register(uint64_t start_pc)
     int ok = 1;
     if (sprof_uses_perf() && !deferred) ok = sprof_perf_thread_start(t) == 0;
     if (ok && sprof_uses_signals()) {
-        uint32_t need = sprof_scratch_size(g_sprof.cfg.max_depth);
+        uint32_t need = sprof_scratch_size(g_sprof.cfg.max_depth) + sprof_carry_area_size(g_sprof.cfg.max_depth);
         if (!t->scratch || t->scratch_cap < need) {
             if (t->scratch) munmap(t->scratch, t->scratch_cap);
             void *p = mmap(NULL, need, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
@@ -164,6 +164,9 @@ void sprof_thread_unregister(void)
     if (block) pthread_sigmask(SIG_BLOCK, &all, &old);
     t->final_cpu_ns = sprof_now_ns(CLOCK_THREAD_CPUTIME_ID); /* before sprof's own tear-down */
     prctl(PR_GET_NAME, t->exit_name); /* /proc's copy is gone once the thread is */
+    /* CPU still kept under call paths (cpuclock + tick): samples of its own,
+     * with the handler held off by the mask */
+    if (block && t->carries_live) sprof_carry_flush_all(t, sprof_now_ns(CLOCK_MONOTONIC));
     if (sprof_uses_perf()) {
         /* an event the writer has not opened yet never will be, and one it
          * is opening it stops itself: the thread never waits for it */

@@ -31,6 +31,13 @@
  * a thread whose retries all land at system calls again gets fewer, down
  * to one, so a system-call-bound thread costs at most ~2x the signals */
 #define SPROF_PACER_RETRIES 4
+/* cpuclock + tick: call paths per thread whose carried landings wait for a
+ * tick user-mode landing under them (pacer_carry.c) */
+#define SPROF_CARRIES 8
+/* thread CPU after a pacer signal within which a tick is taken for that
+ * signal's own handler, delivery and return (kernel_sampler.c,
+ * signal_sampler.c) */
+#define SPROF_OWN_SIGNAL_NS 30000ull
 #define SPROF_RING_BYTES (256u * 1024u) /* per-thread sample ring at the lowest rates, power of two */
 #define SPROF_CAND_WINDOW 2048u          /* bytes above sp always scanned for candidates */
 #define SPROF_SCAN_MAX (96u * 1024u)     /* and up to the chain's outermost record, at most this far */
@@ -129,6 +136,14 @@ struct sprof_thread {
     } sites[SPROF_SITES];
     uint64_t site_pool_ns;
     uint64_t pacer_carry_ns; /* handler: CPU of pacer signals that landed at a system-call return */
+    /* handler: the same, per call path, for the tick sampler's next user-mode
+     * landing under it (pacer_carry.c) */
+    struct sprof_carry {
+        uint64_t key, ns, root; /* root: the path's outermost return address */
+        uint32_t depth, age, unknown;
+    } carries[SPROF_CARRIES];
+    int carries_live;
+    uint64_t pacer_pc; /* handler: where the last pacer signal landed */
     uint32_t pacer_retries;  /* handler: consecutive such landings that asked for a retry */
     uint32_t pacer_retry_cap; /* handler: how many may (1..SPROF_PACER_RETRIES; 0: not set yet) */
     _Atomic int pacer_retry; /* handler -> pacer: signal this thread again now, not at its next due point */
@@ -376,7 +391,17 @@ SPROF_HIDDEN int sprof_ktick_thread_start(struct sprof_thread *t);
 SPROF_HIDDEN void sprof_ktick_thread_stop(struct sprof_thread *t);
 SPROF_HIDDEN void sprof_site_owe(struct sprof_thread *t, uint64_t pc, uint64_t ns);
 SPROF_HIDDEN uint64_t sprof_site_take(struct sprof_thread *t, uint64_t pc, uint64_t most);
-SPROF_HIDDEN uint32_t sprof_ktick_classify(struct sprof_thread *t, uint64_t pc, uint64_t rcx, uint64_t *weight);
+SPROF_HIDDEN uint32_t sprof_ktick_classify(struct sprof_thread *t, uint64_t pc, uint64_t rcx, uint64_t *weight,
+                                           int *user_mode);
+/* pacer_carry.c: a system-call landing's CPU kept under its call path (1), or
+ * not (0: no usable chain); what a tick user-mode landing under kept paths
+ * takes; every kept path's CPU as a sample of its own (the thread's end);
+ * forget all */
+SPROF_HIDDEN int sprof_carry_keep(struct sprof_thread *t, const struct sprof_rec_sample *rec, uint64_t ns);
+SPROF_HIDDEN uint64_t sprof_carry_claim(struct sprof_thread *t, const struct sprof_rec_sample *rec);
+SPROF_HIDDEN void sprof_carry_flush_all(struct sprof_thread *t, uint64_t now_ns);
+SPROF_HIDDEN uint32_t sprof_carry_area_size(uint32_t max_depth); /* past the walk's scratch */
+SPROF_HIDDEN void sprof_carry_reset(struct sprof_thread *t);
 
 /* registry.c */
 SPROF_HIDDEN struct sprof_thread *sprof_thread_register(uint64_t start_pc);

@@ -54,26 +54,17 @@ static void pacer_ask_retry(struct sprof_thread *t)
  *    that runs between system calls (acc_cheapcall: the interleaved loop
  *    ~15 pp low, the compute after it as high). A retry lands tens of us
  *    later, in the same phase, wherever the thread is caught in user mode.
- * Returns the weight, or 0 with *drop set. */
+ *    Where the landing's frame chain names its call path, its CPU waits
+ *    instead for the tick sampler's next user-mode landing under that path
+ *    (pacer_carry.c): on kernels where retries land at system calls again
+ *    (6.18 here), the retried CPU still went to the next phase.
+ * Returns the weight; with *drop set, the landing's CPU to keep or carry. */
 static uint64_t pacer_weight(struct sprof_thread *t, uint64_t pc, uint64_t rcx, uint64_t period_cpu,
                              uint32_t *flags, int *drop)
 {
     if (sprof_syscall_return(pc, rcx, 1) >= -1) {
-        t->pacer_carry_ns += period_cpu;
-        if (t->pacer_retries < t->pacer_retry_cap) {
-            t->pacer_retries++;
-            pacer_ask_retry(t);
-        } else if (t->pacer_retries == t->pacer_retry_cap) {
-            /* every retry (or none allowed) landed at a system call again:
-             * fewer next time, down to none, so a thread that is nearly
-             * always in system calls is not signalled over and over.
-             * (Charging the carry to this landing instead put a compute
-             * step's time on the cheap call after it: worse.) */
-            t->pacer_retries++;
-            t->pacer_retry_cap /= 2;
-        }
         *drop = 1;
-        return 0;
+        return period_cpu; /* kept under its call path, or carried (pacer_carry) */
     }
     /* caught in user mode: by a retry, or by a later signal while no retry
      * was allowed: retries may help this thread, allow one more */
@@ -90,6 +81,25 @@ static uint64_t pacer_weight(struct sprof_thread *t, uint64_t pc, uint64_t rcx, 
         w -= sprof_site_take(t, pc, period_cpu);
     }
     return w;
+}
+
+/* A system-call landing whose chain gives no call path (pacer_carry.c):
+ * its CPU goes to the thread's next kept landing, asked for at once. */
+static void pacer_carry(struct sprof_thread *t, uint64_t period_cpu)
+{
+    t->pacer_carry_ns += period_cpu;
+    if (t->pacer_retries < t->pacer_retry_cap) {
+        t->pacer_retries++;
+        pacer_ask_retry(t);
+    } else if (t->pacer_retries == t->pacer_retry_cap) {
+        /* every retry (or none allowed) landed at a system call again:
+         * fewer next time, down to none, so a thread that is nearly
+         * always in system calls is not signalled over and over.
+         * (Charging the carry to this landing instead put a compute
+         * step's time on the cheap call after it: worse.) */
+        t->pacer_retries++;
+        t->pacer_retry_cap /= 2;
+    }
 }
 
 static void on_prof_signal(int sig, siginfo_t *si, void *uc)
@@ -114,9 +124,16 @@ static void on_prof_signal(int sig, siginfo_t *si, void *uc)
     uint64_t rcx = sprof_syscall_reg_from_ucontext(uc);
     uint32_t kflags = 0;
     uint64_t kweight = 0;
+    int tick_user = 0, syscall_landing = 0;
     if (ktick) {
-        kflags = sprof_ktick_classify(t, pc, rcx, &kweight);
-        if (!kflags) goto out; /* the tick found user mode: the main mechanism samples that */
+        kflags = sprof_ktick_classify(t, pc, rcx, &kweight, &tick_user);
+        /* the tick found user mode: the main mechanism samples that, but
+         * CPU kept under a call path may be this landing's to take */
+        if (!kflags && !(tick_user && t->carries_live)) goto out;
+        /* ... unless the tick found the thread in a pacer signal's handler:
+         * the kernel then queued it for the handler's return, to the
+         * pc the pacer's signal interrupted, which is no draw of the path */
+        if (!kflags && pc == t->pacer_pc && t->k_last_cpu - t->last_cpu_ns < SPROF_OWN_SIGNAL_NS) goto out;
     } else if (g_sprof.cfg.mode == SPROF_MODE_CPU && g_sprof.mech == SPROF_MECH_CPUCLOCK_PACED &&
                sprof_interrupted_syscall(uc, pc)) {
         /* CPU mode, signal pacing: a signal that arrives while the thread is
@@ -142,21 +159,9 @@ static void on_prof_signal(int sig, siginfo_t *si, void *uc)
         uint64_t cpu = sprof_now_ns(CLOCK_THREAD_CPUTIME_ID);
         rec->weight_ns = cpu > t->last_cpu_ns ? cpu - t->last_cpu_ns : 0;
         t->last_cpu_ns = cpu;
-        if (g_sprof.ksample == SPROF_KSAMPLE_TICK) {
-            int drop = 0;
-            rec->weight_ns = pacer_weight(t, pc, rcx, rec->weight_ns, &rec->flags, &drop);
-            if (drop) {
-                /* Landed at a system-call return. A tick sampler signal
-                 * queued on the same return (the tick found the thread in
-                 * that system call) must still see it as one; otherwise
-                 * ticks in this handler and its rt_sigreturn must not. */
-                sigset_t queued;
-                if (sigpending(&queued) == 0 && !sigismember(&queued, g_sprof.sig)) sprof_syscall_reg_clear(uc);
-                /* this handler's own CPU is sprof's: not carried */
-                t->last_cpu_ns = sprof_now_ns(CLOCK_THREAD_CPUTIME_ID);
-                goto out;
-            }
-        }
+        t->pacer_pc = pc;
+        if (g_sprof.ksample == SPROF_KSAMPLE_TICK)
+            rec->weight_ns = pacer_weight(t, pc, rcx, rec->weight_ns, &rec->flags, &syscall_landing);
     }
     rec->tid = t->tid;
     rec->time_ns = now;
@@ -178,8 +183,29 @@ static void on_prof_signal(int sig, siginfo_t *si, void *uc)
         m.thr_lo = t->stack_lo;
         m.thr_hi = t->stack_hi;
     }
-    uint32_t size = sprof_walk(rec, t->scratch_cap, pc, sp, fp, &m, g_sprof.cfg.max_depth);
+    /* a system-call landing off the thread's stack (a fiber) is not keyed:
+     * probing an unknown stack costs system calls the tick would charge to
+     * the program's call, and a fiber's chain ends within a frame or two */
+    uint32_t size = syscall_landing && m.probe ? 0 : sprof_walk(rec, t->scratch_cap, pc, sp, fp, &m, g_sprof.cfg.max_depth);
+    if (syscall_landing) {
+        /* Landed at a system-call return: nothing recorded here. A tick
+         * sampler signal queued on the same return (the tick found the
+         * thread in that system call) must still see it as one; otherwise
+         * ticks in this handler and its rt_sigreturn must not. */
+        if (!size || !sprof_carry_keep(t, rec, rec->weight_ns)) pacer_carry(t, rec->weight_ns);
+        sigset_t queued;
+        if (sigpending(&queued) == 0 && !sigismember(&queued, g_sprof.sig)) sprof_syscall_reg_clear(uc);
+        /* this handler's own CPU is sprof's: not carried */
+        t->last_cpu_ns = sprof_now_ns(CLOCK_THREAD_CPUTIME_ID);
+        goto out;
+    }
     if (!size) goto out;
+    if (ktick && !kflags) {
+        /* a tick user-mode landing: a sample only for the CPU it takes */
+        rec->weight_ns = sprof_carry_claim(t, rec);
+        if (!rec->weight_ns) goto out;
+        rec->flags |= SPROF_SAMPLE_PARTIAL;
+    }
     if (rec->flags & SPROF_SAMPLE_OFF_STACK)
         size = sprof_add_interrupted_stack(rec, t->scratch_cap, &m, t->stack_lo, t->stack_hi, g_sprof.cfg.max_depth);
     void *dst = sprof_ring_reserve(&t->ring, size);
