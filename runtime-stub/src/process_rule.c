@@ -191,8 +191,11 @@ int sprof_rule_at_finish(int fd)
      * a wrapper says nothing; a process that did work says where it wrote */
     if (!same_file(cur, &mine)) return small;
     if (!moved_aside(cur)) {
-        /* exec before any sample: the next image takes the name */
-        if (empty && sprof_end_reason() == SPROF_END_EXEC) {
+        /* exec before any sample, or after a wrapper's start-up (at most
+         * hz/10 samples, as for an ancestor below: `env`, a shell that
+         * execs its last command, took one on a loaded CI machine): the
+         * next image takes the name */
+        if ((empty || small) && sprof_end_reason() == SPROF_END_EXEC) {
             unlink(cur);
             return 1;
         }
