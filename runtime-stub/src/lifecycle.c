@@ -116,6 +116,7 @@ static void reset_counters(void)
     g_sprof.final_cpu_ns = 0;
     atomic_store(&g_sprof.stop_cpu_ns, 0);
     atomic_store(&g_sprof.stop_time_ns, 0);
+    atomic_store(&g_sprof.start_done_ns, UINT64_MAX); /* until the start is done */
     g_sprof.samples_written = g_sprof.samples_truncated = 0;
     g_sprof.dropped_released = g_sprof.lost_released = 0;
     sprof_maps_reset();
@@ -233,6 +234,18 @@ static void start_common(int lazy_file)
     sprof_start_report();
 }
 
+/* Samples taken so far are sprof's set-up (reading the maps, the first
+ * flush, starting the writer, the fatal-signal handlers: measured, 3-5
+ * samples at 20 kHz with stacks in libsprof under ld.so's constructor loop,
+ * which no rule knew as sprof's): dropped, and their CPU is charged to no
+ * one. */
+static void mark_start_done(void)
+{
+    struct sprof_thread *me = sprof_self;
+    if (me && sprof_uses_signals()) me->last_cpu_ns = me->k_last_cpu = sprof_now_ns(CLOCK_THREAD_CPUTIME_ID);
+    atomic_store(&g_sprof.start_done_ns, sprof_now_ns(CLOCK_MONOTONIC));
+}
+
 void sprof_start(void)
 {
     static int atfork_done;
@@ -243,17 +256,23 @@ void sprof_start(void)
     }
     start_common(0);
     if (g_sprof.session) sprof_fatal_install();
+    mark_start_done();
 }
 
 void sprof_after_fork_child(void)
 {
     sprof_expand_path(g_sprof.cfg.pattern, getpid(), g_sprof.cfg.out_path, sizeof g_sprof.cfg.out_path);
     start_common(1);
+    mark_start_done();
 }
 
 void sprof_stop(void)
 {
     if (!g_sprof.session) return;
+    /* from here on the threads run sprof's exit, not the program: a perf
+     * sample taken later (the identity checks, the lock wait) is dropped */
+    uint64_t zero = 0;
+    atomic_compare_exchange_strong(&g_sprof.stop_time_ns, &zero, sprof_now_ns(CLOCK_MONOTONIC));
     /* the stopping thread's CPU still kept under call paths (cpuclock +
      * tick): samples of its own, the handler held off meanwhile */
     struct sprof_thread *me = sprof_self;
@@ -264,10 +283,6 @@ void sprof_stop(void)
         sprof_carry_flush_all(me, sprof_now_ns(CLOCK_MONOTONIC));
         pthread_sigmask(SIG_SETMASK, &old, NULL);
     }
-    /* from here on the threads run sprof's exit, not the program: a perf
-     * sample taken later (the identity checks, the lock wait) is dropped */
-    uint64_t zero = 0;
-    atomic_compare_exchange_strong(&g_sprof.stop_time_ns, &zero, sprof_now_ns(CLOCK_MONOTONIC));
     /* under io_lock: a writer pass in flight ends first, and no later one
      * pauses, resumes (re-enabling events) or rotates (record_control.c, rotate.c) */
     sprof_io_lock();

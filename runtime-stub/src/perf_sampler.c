@@ -249,7 +249,9 @@ static int in_own_work(uint64_t pc, const uint64_t *chain, uint32_t n)
         dl_iterate_phdr(find_text, (void *)(uintptr_t)&find_text);
     }
     if (own_lo == own_hi || exe_lo == exe_hi) return 0;
-    int ours = in(pc, own_lo, own_hi);
+    /* sprof's code running (its start, its exit, an interposer's own work) */
+    if (in(pc, own_lo, own_hi)) return 1;
+    int ours = 0;
     for (uint32_t i = 0; i < n; i++) {
         if (in(chain[i], own_lo, own_hi)) ours = 1;
         else if (ours && in(chain[i], exe_lo, exe_hi)) return 1; /* the program called into us */
@@ -302,7 +304,8 @@ static void handle_sample(struct sprof_thread *t, const uint8_t *p, uint32_t len
     }
     if (abi == PERF_SAMPLE_REGS_ABI_NONE) return; /* no user context (cannot happen with exclude_kernel) */
     uint64_t stop_time = atomic_load_explicit(&g_sprof.stop_time_ns, memory_order_relaxed);
-    if (in_own_work(regs[REG_IDX_PC], kchain, nk) || (stop_time && time >= stop_time)) {
+    if (in_own_work(regs[REG_IDX_PC], kchain, nk) || (stop_time && time >= stop_time) ||
+        time < atomic_load_explicit(&g_sprof.start_done_ns, memory_order_relaxed)) {
         /* sprof's own work: not a sample, and its CPU is carried to no one */
         t->perf_last_count = value + t->perf_count_base;
         return;

@@ -236,6 +236,7 @@ struct sprof_globals {
     uint64_t start_mono_ns;
     _Atomic uint64_t stop_cpu_ns; /* profiled CPU when sampling stopped (0 = still running) */
     _Atomic uint64_t stop_time_ns; /* CLOCK_MONOTONIC when sprof_stop began: later samples are sprof's own work */
+    _Atomic uint64_t start_done_ns; /* CLOCK_MONOTONIC when the start finished: earlier samples are sprof's set-up */
     /* Slot reuse vs the sampler thread: the sampler reads a slot's fields
      * after seeing it ACTIVE, so a freed slot may only be claimed again once
      * the sampler pass that could have seen it has ended. The sampler bumps

@@ -115,6 +115,8 @@ static void on_prof_signal(int sig, siginfo_t *si, void *uc)
     int ktick = si && si->si_code == SI_TIMER && si->si_value.sival_int == SPROF_KTICK_COOKIE;
     if (!ktick) atomic_store_explicit(&t->pending, 0, memory_order_relaxed);
     if (!atomic_load_explicit(&g_sprof.running, memory_order_relaxed) || sprof_control_paused()) goto out;
+    /* sprof's set-up: its CPU is taken off the marks when the start is done */
+    if (atomic_load_explicit(&g_sprof.start_done_ns, memory_order_relaxed) == UINT64_MAX) goto out;
     sprof_control_handler_resume(t);
     if (!ktick && si && si->si_code == SI_TIMER && si->si_overrun > 0)
         atomic_fetch_add_explicit(&t->lost, (uint64_t)si->si_overrun, memory_order_relaxed);
