@@ -45,6 +45,14 @@
  * tell) an entry may wait for one under its path (~64 x 4 ms of CPU at a
  * 250 Hz tick) */
 #define SPROF_CARRY_MAX_AGE 64u
+/* ... and tick landings on chains that cannot tell (frameless code using
+ * rbp as data under the path: no tick there will ever match) */
+#define SPROF_CARRY_MAX_UNKNOWN 8u
+#define SPROF_CARRY_STACK 0xffffffffu /* depth of a key that is a fiber's sp */
+/* a tick landing this close to a fiber key's sp is on the same stack: fiber
+ * stacks are separate mappings of 64 KiB and more, and one frame's depth
+ * below the switch is well within it */
+#define SPROF_CARRY_STACK_NEAR (16u * 1024u)
 
 static uint64_t mix(uint64_t h, uint64_t x)
 {
@@ -75,6 +83,7 @@ uint32_t sprof_carry_area_size(uint32_t max_depth)
  * carry of the next kept landing when the ring is full or when asked */
 static void flush_entry(struct sprof_thread *t, struct sprof_carry *c, uint64_t now_ns, int to_next)
 {
+    if (c->depth == SPROF_CARRY_STACK) to_next = 1; /* a fiber's key has no call site to write */
     uint64_t ns = to_next ? 0 : c->ns - sprof_site_take(t, 0, c->ns);
     uint32_t n = c->depth - 1; /* r[2..depth] */
     uint32_t size = (uint32_t)sizeof(struct sprof_rec_sample) + n * 8u + sprof_pad8(n * 4u);
@@ -102,6 +111,47 @@ static void flush_entry(struct sprof_thread *t, struct sprof_carry *c, uint64_t 
     memset(c, 0, sizeof *c);
 }
 
+/* the entry for (key, depth), or a free one, or the oldest, flushed */
+static struct sprof_carry *find_slot(struct sprof_thread *t, uint64_t h, uint32_t depth, uint64_t now_ns)
+{
+    struct sprof_carry *free_slot = NULL, *oldest = &t->carries[0];
+    for (int i = 0; i < SPROF_CARRIES; i++) {
+        struct sprof_carry *c = &t->carries[i];
+        if (c->ns && c->depth == depth && c->key == h) return c;
+        if (!c->ns && !free_slot) free_slot = c;
+        if (c->age > oldest->age) oldest = c;
+    }
+    if (free_slot) return free_slot;
+    flush_entry(t, oldest, now_ns, 0);
+    return oldest;
+}
+
+/* A landing on a stack that is not the thread's own (a fiber's): its chain
+ * ends within a frame or two (the walk finds no record under makecontext's
+ * trampoline), so no path names it, and walking an unknown stack costs
+ * system calls (page probes). The stack itself does: the user time before
+ * a fiber's switch was spent on that fiber's stack, and a tick landing on
+ * it, near the switch's depth, is a draw from where. Depth
+ * SPROF_CARRY_STACK marks such a key (the landing's sp). */
+int sprof_carry_keep_stack(struct sprof_thread *t, uint64_t sp, uint64_t ns, uint64_t now_ns)
+{
+    struct sprof_carry *slot = find_slot(t, sp, SPROF_CARRY_STACK, now_ns);
+    if (!slot->ns) {
+        slot->key = sp;
+        slot->depth = SPROF_CARRY_STACK;
+        slot->age = slot->unknown = 0;
+        slot->root = 0;
+    }
+    slot->ns += ns;
+    t->carries_live = 1;
+    return 1;
+}
+
+static int same_stack(uint64_t a, uint64_t b)
+{
+    return (a > b ? a - b : b - a) < SPROF_CARRY_STACK_NEAR;
+}
+
 int sprof_carry_keep(struct sprof_thread *t, const struct sprof_rec_sample *rec, uint64_t ns)
 {
     if (!chain_usable(rec) || rec->nframes < 3 || rec->nframes > g_sprof.cfg.max_depth)
@@ -110,20 +160,7 @@ int sprof_carry_keep(struct sprof_thread *t, const struct sprof_rec_sample *rec,
     uint32_t depth = rec->nframes - 1u;
     uint64_t h = 0;
     for (uint32_t i = rec->nframes; i-- > 1;) h = mix(h, r[i]);
-    struct sprof_carry *slot = NULL, *oldest = &t->carries[0];
-    for (int i = 0; i < SPROF_CARRIES; i++) {
-        struct sprof_carry *c = &t->carries[i];
-        if (c->ns && c->depth == depth && c->key == h) {
-            slot = c;
-            break;
-        }
-        if (!c->ns && !slot) slot = c;
-        if (c->age > oldest->age) oldest = c;
-    }
-    if (!slot) {
-        flush_entry(t, oldest, rec->time_ns, 0);
-        slot = oldest;
-    }
+    struct sprof_carry *slot = find_slot(t, h, depth, rec->time_ns);
     if (!slot->ns) {
         slot->key = h;
         slot->depth = depth;
@@ -150,15 +187,19 @@ uint64_t sprof_carry_claim(struct sprof_thread *t, const struct sprof_rec_sample
             if (t->carries[i].ns && t->carries[i].depth == k && t->carries[i].key == h) matched |= 1u << i;
     }
     for (int i = 0; i < SPROF_CARRIES; i++) {
+        const struct sprof_carry *c = &t->carries[i];
+        if (c->ns && c->depth == SPROF_CARRY_STACK && same_stack(c->key, rec->sp)) matched |= 1u << i;
+    }
+    for (int i = 0; i < SPROF_CARRIES; i++) {
         struct sprof_carry *c = &t->carries[i];
         if (!c->ns) continue;
         if (matched & (1u << i)) {
             got += c->ns;
             memset(c, 0, sizeof *c);
-        } else if (usable && rec->nframes && q[rec->nframes - 1] == c->root) {
+        } else if (c->depth == SPROF_CARRY_STACK || (usable && rec->nframes && q[rec->nframes - 1] == c->root)) {
             if (++c->age > SPROF_CARRY_MAX_AGE) flush_entry(t, c, rec->time_ns, 0);
             else live = 1;
-        } else if (++c->unknown > SPROF_CARRY_MAX_AGE) {
+        } else if (++c->unknown > SPROF_CARRY_MAX_UNKNOWN) {
             flush_entry(t, c, rec->time_ns, 1);
         } else {
             live = 1;
@@ -173,7 +214,7 @@ uint64_t sprof_carry_claim(struct sprof_thread *t, const struct sprof_rec_sample
 void sprof_carry_flush_all(struct sprof_thread *t, uint64_t now_ns)
 {
     for (int i = 0; i < SPROF_CARRIES; i++)
-        if (t->carries[i].ns) flush_entry(t, &t->carries[i], now_ns, 0);
+        if (t->carries[i].ns) flush_entry(t, &t->carries[i], now_ns, t->carries[i].unknown > t->carries[i].age);
     t->carries_live = 0;
 }
 

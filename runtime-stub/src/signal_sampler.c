@@ -185,16 +185,19 @@ static void on_prof_signal(int sig, siginfo_t *si, void *uc)
         m.thr_lo = t->stack_lo;
         m.thr_hi = t->stack_hi;
     }
-    /* a system-call landing off the thread's stack (a fiber) is not keyed:
-     * probing an unknown stack costs system calls the tick would charge to
-     * the program's call, and a fiber's chain ends within a frame or two */
-    uint32_t size = syscall_landing && m.probe ? 0 : sprof_walk(rec, t->scratch_cap, pc, sp, fp, &m, g_sprof.cfg.max_depth);
+    /* a system-call landing off the thread's stack (a fiber) is kept by its
+     * stack, unwalked: probing an unknown stack costs system calls the tick
+     * would charge to the program's call, and a fiber's chain ends within
+     * a frame or two (pacer_carry.c) */
+    int fiber = syscall_landing && m.probe;
+    uint32_t size = fiber ? 0 : sprof_walk(rec, t->scratch_cap, pc, sp, fp, &m, g_sprof.cfg.max_depth);
     if (syscall_landing) {
         /* Landed at a system-call return: nothing recorded here. A tick
          * sampler signal queued on the same return (the tick found the
          * thread in that system call) must still see it as one; otherwise
          * ticks in this handler and its rt_sigreturn must not. */
-        if (!size || !sprof_carry_keep(t, rec, rec->weight_ns)) pacer_carry(t, rec->weight_ns);
+        if (fiber) sprof_carry_keep_stack(t, sp, rec->weight_ns, now);
+        else if (!size || !sprof_carry_keep(t, rec, rec->weight_ns)) pacer_carry(t, rec->weight_ns);
         sigset_t queued;
         if (sigpending(&queued) == 0 && !sigismember(&queued, g_sprof.sig)) sprof_syscall_reg_clear(uc);
         /* this handler's own CPU is sprof's: not carried */

@@ -58,8 +58,8 @@ XFAIL = [
     # pacer's retries land at system calls again (cheapcall 26-50 pp); the
     # CPU of such landings now waits under its call path for the tick
     # sampler's next user-mode landing there: cheapcall 1.1-6.5 pp at full
-    # length, but a quick run has ~75 ticks to place it with. Fibers are not
-    # keyed (their chains end within a frame): 3-16 pp
+    # length, but a quick run has ~75 ticks to place it with. Fibers are
+    # keyed by their stack: 7-16 pp -> 3.2-7.6 pp
     "cheapcall:cpuclock:*", "fibers:cpuclock:*",
     # page faults under cpuclock: the kernel time of each fault site comes
     # from the tick (4 ms samples), the pacer's landings there are weighed
