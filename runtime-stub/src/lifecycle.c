@@ -246,6 +246,15 @@ static void mark_start_done(void)
     atomic_store(&g_sprof.start_done_ns, sprof_now_ns(CLOCK_MONOTONIC));
 }
 
+/* From here on the threads run sprof's exit, not the program: a perf
+ * sample taken later (the identity checks, the lock wait) is dropped. The
+ * first stop path to get here sets it. */
+static void mark_stop_time(void)
+{
+    uint64_t zero = 0;
+    atomic_compare_exchange_strong(&g_sprof.stop_time_ns, &zero, sprof_now_ns(CLOCK_MONOTONIC));
+}
+
 void sprof_start(void)
 {
     static int atfork_done;
@@ -269,10 +278,7 @@ void sprof_after_fork_child(void)
 void sprof_stop(void)
 {
     if (!g_sprof.session) return;
-    /* from here on the threads run sprof's exit, not the program: a perf
-     * sample taken later (the identity checks, the lock wait) is dropped */
-    uint64_t zero = 0;
-    atomic_compare_exchange_strong(&g_sprof.stop_time_ns, &zero, sprof_now_ns(CLOCK_MONOTONIC));
+    mark_stop_time();
     /* the stopping thread's CPU still kept under call paths (cpuclock +
      * tick): samples of its own, the handler held off meanwhile */
     struct sprof_thread *me = sprof_self;
@@ -331,8 +337,7 @@ void sprof_before_exit(void)
      * end with the process) and no unbounded wait: _exit may be called from
      * a signal handler. */
     if (getpid() != g_sprof.pid || !g_sprof.session) return;
-    uint64_t zero = 0;
-    atomic_compare_exchange_strong(&g_sprof.stop_time_ns, &zero, sprof_now_ns(CLOCK_MONOTONIC));
+    mark_stop_time();
     atomic_store(&g_sprof.stop_cpu_ns, sprof_profiled_cpu_ns());
     atomic_store(&g_sprof.running, 0);
     sprof_set_end_reason(SPROF_END_UNDERSCORE_EXIT, 0);

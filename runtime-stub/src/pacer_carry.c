@@ -41,9 +41,9 @@
 
 #include "rt_internal.h"
 
-/* tick user-mode landings on comparable chains (or on chains that cannot
- * tell) an entry may wait for one under its path (~64 x 4 ms of CPU at a
- * 250 Hz tick) */
+/* tick user-mode landings on comparable chains (reaching the path's
+ * outermost frame) an entry may wait for one under its path (~64 x 4 ms of
+ * CPU at a 250 Hz tick) */
 #define SPROF_CARRY_MAX_AGE 64u
 /* ... and tick landings on chains that cannot tell (frameless code using
  * rbp as data under the path: no tick there will ever match) */
@@ -111,19 +111,26 @@ static void flush_entry(struct sprof_thread *t, struct sprof_carry *c, uint64_t 
     memset(c, 0, sizeof *c);
 }
 
-/* the entry for (key, depth), or a free one, or the oldest, flushed */
-static struct sprof_carry *find_slot(struct sprof_thread *t, uint64_t h, uint32_t depth, uint64_t now_ns)
+/* The entry for (key, depth); else a free one, or the oldest flushed,
+ * started for it. The caller adds the CPU. */
+static struct sprof_carry *find_slot(struct sprof_thread *t, uint64_t key, uint32_t depth, uint64_t root,
+                                     uint64_t now_ns)
 {
-    struct sprof_carry *free_slot = NULL, *oldest = &t->carries[0];
+    struct sprof_carry *slot = NULL, *oldest = &t->carries[0];
     for (int i = 0; i < SPROF_CARRIES; i++) {
         struct sprof_carry *c = &t->carries[i];
-        if (c->ns && c->depth == depth && c->key == h) return c;
-        if (!c->ns && !free_slot) free_slot = c;
+        if (c->ns && c->depth == depth && c->key == key) return c;
+        if (!c->ns && !slot) slot = c;
         if (c->age > oldest->age) oldest = c;
     }
-    if (free_slot) return free_slot;
-    flush_entry(t, oldest, now_ns, 0);
-    return oldest;
+    if (!slot) {
+        flush_entry(t, oldest, now_ns, 0);
+        slot = oldest;
+    }
+    slot->key = key;
+    slot->depth = depth;
+    slot->root = root;
+    return slot; /* zeroed by the flush, or never used */
 }
 
 /* A landing on a stack that is not the thread's own (a fiber's): its chain
@@ -133,18 +140,10 @@ static struct sprof_carry *find_slot(struct sprof_thread *t, uint64_t h, uint32_
  * a fiber's switch was spent on that fiber's stack, and a tick landing on
  * it, near the switch's depth, is a draw from where. Depth
  * SPROF_CARRY_STACK marks such a key (the landing's sp). */
-int sprof_carry_keep_stack(struct sprof_thread *t, uint64_t sp, uint64_t ns, uint64_t now_ns)
+void sprof_carry_keep_stack(struct sprof_thread *t, uint64_t sp, uint64_t ns, uint64_t now_ns)
 {
-    struct sprof_carry *slot = find_slot(t, sp, SPROF_CARRY_STACK, now_ns);
-    if (!slot->ns) {
-        slot->key = sp;
-        slot->depth = SPROF_CARRY_STACK;
-        slot->age = slot->unknown = 0;
-        slot->root = 0;
-    }
-    slot->ns += ns;
+    find_slot(t, sp, SPROF_CARRY_STACK, 0, now_ns)->ns += ns;
     t->carries_live = 1;
-    return 1;
 }
 
 static int same_stack(uint64_t a, uint64_t b)
@@ -160,14 +159,8 @@ int sprof_carry_keep(struct sprof_thread *t, const struct sprof_rec_sample *rec,
     uint32_t depth = rec->nframes - 1u;
     uint64_t h = 0;
     for (uint32_t i = rec->nframes; i-- > 1;) h = mix(h, r[i]);
-    struct sprof_carry *slot = find_slot(t, h, depth, rec->time_ns);
-    if (!slot->ns) {
-        slot->key = h;
-        slot->depth = depth;
-        slot->age = slot->unknown = 0;
-        slot->root = r[rec->nframes - 1];
-        memcpy(entry_path(t, slot), r, rec->nframes * 8u);
-    }
+    struct sprof_carry *slot = find_slot(t, h, depth, r[rec->nframes - 1], rec->time_ns);
+    if (!slot->ns) memcpy(entry_path(t, slot), r, rec->nframes * 8u);
     slot->ns += ns;
     t->carries_live = 1;
     return 1;

@@ -209,10 +209,10 @@ static uint64_t sample_weight(uint64_t delta)
  * libsprof.so); [0, 0) when it is linked into the program, where it cannot
  * be told apart from the program's. A sample taken while the runtime works
  * for itself (stopping at exit, an interposed call made by the program) is
- * sprof's CPU, never the program's. The thread trampoline of the
+ * sprof's CPU, never the program's: the pc in our code, or a frame of ours
+ * with the program's own code further out (the thread trampoline of the
  * pthread_create wrapper sits at the root of every thread the program
- * starts: a frame of ours counts only when the program's own code is
- * further out. */
+ * starts: a root frame of ours alone does not count). */
 static uint64_t own_lo, own_hi, exe_lo, exe_hi;
 static int own_known;
 

@@ -399,7 +399,7 @@ SPROF_HIDDEN uint32_t sprof_ktick_classify(struct sprof_thread *t, uint64_t pc, 
  * takes; every kept path's CPU as a sample of its own (the thread's end);
  * forget all */
 SPROF_HIDDEN int sprof_carry_keep(struct sprof_thread *t, const struct sprof_rec_sample *rec, uint64_t ns);
-SPROF_HIDDEN int sprof_carry_keep_stack(struct sprof_thread *t, uint64_t sp, uint64_t ns, uint64_t now_ns);
+SPROF_HIDDEN void sprof_carry_keep_stack(struct sprof_thread *t, uint64_t sp, uint64_t ns, uint64_t now_ns);
 SPROF_HIDDEN uint64_t sprof_carry_claim(struct sprof_thread *t, const struct sprof_rec_sample *rec);
 SPROF_HIDDEN void sprof_carry_flush_all(struct sprof_thread *t, uint64_t now_ns);
 SPROF_HIDDEN uint32_t sprof_carry_area_size(uint32_t max_depth); /* past the walk's scratch */
