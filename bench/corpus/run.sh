@@ -19,7 +19,9 @@
 # the highest rate (pp, pooled over the rounds; functions >= 1 % only), for
 # sprof (its folded leaf frames) and for perf (perf report's self column,
 # kernel symbols summed into one [kernel] as sprof shows them):
-# how much sampling faster perturbs what the profile says.
+# how much sampling faster perturbs what the profile says, with the
+# standard error of that move from the rounds' spread ("within noise" when
+# a move over 1 pp is within 2 SE: the program's own variance, not the rate).
 # Needs perf (root or perf_event_paranoid <= 1) for the perf columns; they
 # say "skipped" otherwise. Env: SPROF_BUILD (default <repo>/build).
 set -uo pipefail
@@ -143,16 +145,23 @@ own_us() { # PROG CFG HZ: own CPU per sample, us
     awk '$4 > 0 { printf "%.2f\n", $5 / $4 / 1000 }' "$f" | median
 }
 # largest |share(lo) - share(hi)| over functions with >= 1 % at either rate,
-# shares averaged over the rounds
+# shares averaged over the rounds, with the noise of that difference: the
+# standard error from the rounds' spread (sqrt(var_lo/n_lo + var_hi/n_hi)).
+# A program's own run-to-run variance (template's system time moves 46-60 %
+# between runs) moves shares at any rate; a move within 2 SE is that noise.
 shift_of() { # PROG TOOL LO HI
     local lo=("$work/shares/$1.$2.$3".*) hi=("$work/shares/$1.$2.$4".*)
     [ -f "${lo[0]}" ] && [ -f "${hi[0]}" ] || { echo "-"; return; }
     { for f in "${lo[@]}"; do sed 's/^/L\t/' "$f"; done; for f in "${hi[@]}"; do sed 's/^/H\t/' "$f"; done; } |
         awk -F'\t' -v nl=${#lo[@]} -v nh=${#hi[@]} '
-            { if ($1 == "L") l[$2] += $3 / nl; else h[$2] += $3 / nh; k[$2] = 1 }
-            END { best = -1; for (f in k) { if (l[f] < 1 && h[f] < 1) continue
-                      d = l[f] - h[f]; if (d < 0) d = -d; if (d > best) { best = d; bf = f } }
-                  if (best < 0) print "-"; else printf "%.2f pp (%s: %.2f -> %.2f %%)\n", best, bf, l[bf], h[bf] }'
+            { if ($1 == "L") { l[$2] += $3; l2[$2] += $3 * $3 } else { h[$2] += $3; h2[$2] += $3 * $3 }; k[$2] = 1 }
+            function var(s, s2, n) { return n > 1 ? (s2 - s * s / n) / (n - 1) : 0 }
+            END { best = -1; for (f in k) { ml = l[f] / nl; mh = h[f] / nh; if (ml < 1 && mh < 1) continue
+                      d = ml - mh; if (d < 0) d = -d; if (d > best) { best = d; bf = f } }
+                  if (best < 0) { print "-"; exit }
+                  v = var(l[bf], l2[bf], nl) / nl + var(h[bf], h2[bf], nh) / nh; se = v > 0 ? sqrt(v) : 0
+                  verdict = best <= 1 ? "" : best <= 2 * se ? ", within noise" : ", beyond noise"
+                  printf "%.2f pp +- %.2f (%s: %.2f -> %.2f %%%s)\n", best, se, bf, l[bf] / nl, h[bf] / nh, verdict }'
 }
 
 echo
@@ -172,7 +181,7 @@ set -- $rates
 lo=$1; hi=${!#}
 if [ "$lo" != "$hi" ]; then
     echo
-    echo "== largest self-share move between $lo Hz and $hi Hz (functions >= 1 %; shares averaged over rounds)"
+    echo "== largest self-share move between $lo Hz and $hi Hz (functions >= 1 %; shares averaged over rounds; +- the standard error from their spread)"
     for p in "${progs[@]}"; do
         printf "%-11s sprof  %s\n" "$p" "$(shift_of "$p" sprof "$lo" "$hi")"
         printf "%-11s perf   %s\n" "" "$(shift_of "$p" perf "$lo" "$hi")"

@@ -117,7 +117,7 @@ static void reset_counters(void)
     atomic_store(&g_sprof.stop_cpu_ns, 0);
     atomic_store(&g_sprof.stop_time_ns, 0);
     atomic_store(&g_sprof.start_done_ns, UINT64_MAX); /* until the start is done */
-    g_sprof.samples_written = g_sprof.samples_truncated = 0;
+    g_sprof.samples_written = g_sprof.samples_truncated = g_sprof.periods_milli = 0;
     g_sprof.dropped_released = g_sprof.lost_released = 0;
     sprof_maps_reset();
 }
@@ -200,6 +200,7 @@ static void start_common(int lazy_file)
     sprof_maps_changed();
     sprof_maps_scan(0); /* exec table before the first sample */
     sprof_control_start(); /* a paused start: before any thread's sampling is set up */
+    sprof_spare_stock();   /* the first threads' rings and stacks, mapped now */
     int ok;
     if (g_sprof.mech == SPROF_MECH_PERF_EVENT) ok = g_sprof.ksample != SPROF_KSAMPLE_TICK || sprof_signal_install() == 0;
     else if (g_sprof.mech == SPROF_MECH_WALL_PERF) ok = sprof_sampler_start() == 0;

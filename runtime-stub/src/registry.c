@@ -19,6 +19,13 @@ __thread struct sprof_thread *sprof_self __attribute__((tls_model("initial-exec"
  * epoch (a claim wraps around to them). Lowered by each release. */
 static _Atomic int free_hint;
 
+/* A thread's walk scratch: the record being built, then the cpuclock
+ * carry's entry paths (pacer_carry.c). */
+uint32_t sprof_thread_scratch_bytes(void)
+{
+    return sprof_scratch_size(g_sprof.cfg.max_depth) + sprof_carry_area_size(g_sprof.cfg.max_depth);
+}
+
 static void stack_bounds(struct sprof_thread *t)
 {
     pthread_attr_t attr;
@@ -98,10 +105,11 @@ struct sprof_thread *sprof_thread_register(uint64_t start_pc)
     int ok = 1;
     if (sprof_uses_perf() && !deferred) ok = sprof_perf_thread_start(t) == 0;
     if (ok && sprof_uses_signals()) {
-        uint32_t need = sprof_scratch_size(g_sprof.cfg.max_depth) + sprof_carry_area_size(g_sprof.cfg.max_depth);
+        uint32_t need = sprof_thread_scratch_bytes();
         if (!t->scratch || t->scratch_cap < need) {
             if (t->scratch) munmap(t->scratch, t->scratch_cap);
-            void *p = mmap(NULL, need, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+            void *p = sprof_spare_take_scratch(); /* mapped ahead by the writer */
+            if (!p) p = mmap(NULL, need, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
             t->scratch = p == MAP_FAILED ? NULL : p;
             t->scratch_cap = t->scratch ? need : 0;
         }
@@ -145,9 +153,7 @@ struct sprof_thread *sprof_thread_register(uint64_t start_pc)
          * the writer then looks again every ms for the others, which saves
          * each of them a wake-up (~8 us of its CPU here). */
         atomic_store(&g_sprof.attach_wanted, 1);
-        uint64_t now = sprof_now_ns(CLOCK_MONOTONIC), at = atomic_load(&g_sprof.attach_wake_ns);
-        if (now >= at && atomic_compare_exchange_strong(&g_sprof.attach_wake_ns, &at, now + SPROF_ATTACH_POLL_NS))
-            sprof_writer_wake();
+        sprof_writer_nudge();
     }
     return t;
 }

@@ -225,6 +225,7 @@ struct sprof_globals {
     pthread_mutex_t reg_lock; /* slot claims (never taken in a handler) */
     _Atomic uint64_t threads_seen;
     _Atomic int attach_wanted; /* a thread waits for the writer to open its perf event */
+    _Atomic int spares_wanted; /* starting threads have taken the spare pool low (spare_pool.c) */
     _Atomic uint64_t writer_period_hint; /* a ring now fills faster: the writer's pass period at most this */
     _Atomic uint64_t attach_wake_ns; /* no thread wakes the writer for that before this time */
     _Atomic uint64_t exited_cpu_ns; /* CPU of threads already gone */
@@ -233,6 +234,7 @@ struct sprof_globals {
     _Atomic uint64_t aux_dropped;
     /* writer-side totals (io_lock held) */
     uint64_t samples_written, samples_truncated, dropped_released, lost_released;
+    uint64_t periods_milli; /* the delivered rate's count, in thousandths of a sample (sprof_count_sample) */
     uint64_t start_mono_ns;
     _Atomic uint64_t stop_cpu_ns; /* profiled CPU when sampling stopped (0 = still running) */
     _Atomic uint64_t stop_time_ns; /* CLOCK_MONOTONIC when sprof_stop began: later samples are sprof's own work */
@@ -450,9 +452,15 @@ SPROF_HIDDEN int sprof_writer_start(void);
 SPROF_HIDDEN uint32_t sprof_thread_ring_bytes(void);
 /* spare_pool.c */
 SPROF_HIDDEN void sprof_spare_give(uint8_t *ring, uint32_t ring_cap, void *alt, size_t alt_len);
+SPROF_HIDDEN void sprof_spare_give_scratch(void *scratch, size_t len);
 SPROF_HIDDEN uint8_t *sprof_spare_take_ring(void);
 SPROF_HIDDEN void *sprof_spare_take_alt(void);
+SPROF_HIDDEN void *sprof_spare_take_scratch(void);
+SPROF_HIDDEN void sprof_spare_stock(void); /* writer: map what starting threads will take */
+SPROF_HIDDEN uint32_t sprof_thread_scratch_bytes(void); /* registry.c */
 SPROF_HIDDEN void sprof_writer_wake(void);
+/* a starting thread wants the writer (attach, spares): wakes it at most once a ms */
+SPROF_HIDDEN void sprof_writer_nudge(void);
 SPROF_HIDDEN void sprof_writer_finish(void); /* stop thread, drain, STATS, END, close */
 SPROF_HIDDEN void sprof_out_append(const void *rec, uint32_t len);
 SPROF_HIDDEN void sprof_count_sample(struct sprof_thread *t, const struct sprof_rec_sample *s); /* totals; t may be NULL */
