@@ -104,7 +104,11 @@ static struct holder read_holder(int fd, uint64_t size)
         memcpy(&rh, m + off, sizeof rh);
         if (rh.size < sizeof rh || rh.size % 8 || rh.size > size - off) break;
         if (rh.type == SPROF_REC_SAMPLE) samples++;
-        else if (rh.type == SPROF_REC_END) h.ended = 1;
+        else if (rh.type == SPROF_REC_SAMPLES && rh.size >= sizeof(struct sprof_rec_samples)) {
+            struct sprof_rec_samples b;
+            memcpy(&b, m + off, sizeof b);
+            samples += b.count;
+        } else if (rh.type == SPROF_REC_END) h.ended = 1;
         off += rh.size;
     }
     munmap((void *)m, size);

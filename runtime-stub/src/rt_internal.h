@@ -463,6 +463,11 @@ SPROF_HIDDEN void sprof_writer_wake(void);
 SPROF_HIDDEN void sprof_writer_nudge(void);
 SPROF_HIDDEN void sprof_writer_finish(void); /* stop thread, drain, STATS, END, close */
 SPROF_HIDDEN void sprof_out_append(const void *rec, uint32_t len);
+SPROF_HIDDEN void sprof_out_raw(const void *rec, uint32_t len); /* as it is, not compacted */
+/* stack_table.c: SAMPLE records as STACK + SAMPLES (format 2.0) */
+SPROF_HIDDEN void sprof_compact_add(const struct sprof_rec_sample *s);
+SPROF_HIDDEN void sprof_compact_close(void); /* the open SAMPLES batch into the buffer */
+SPROF_HIDDEN void sprof_compact_reset(void); /* a new file: no stacks, no batch */
 SPROF_HIDDEN void sprof_count_sample(struct sprof_thread *t, const struct sprof_rec_sample *s); /* totals; t may be NULL */
 SPROF_HIDDEN void sprof_out_flush(void);
 SPROF_HIDDEN void sprof_emit_info(void);

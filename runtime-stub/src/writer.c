@@ -204,20 +204,21 @@ static uint64_t boundary_at_or_below(uint64_t base, uint64_t target)
 /* A write failed (disk full, quota, file size limit) after `done` bytes of
  * this buffer, which starts at file offset `base`. So that readers learn
  * why the trace ends, cut the file back to a record boundary and put STATS
- * and END there: the last boundary where they fit under the file size
- * limit, then boundaries 4, 16 and 64 KiB further back (truncating frees
- * blocks for the tail on a full file system). */
+ * and END there: the last boundary where they end within what was written
+ * (blocks the file has already: a full file system has room there) and
+ * under the file size limit, then boundaries 4, 16 and 64 KiB further back
+ * (truncating frees blocks for the tail). A 4 KiB trace on a full file
+ * system ended without END when the tail was put after the last boundary,
+ * past the written bytes. */
 static void end_after_write_failure(uint64_t base, uint32_t done)
 {
     uint8_t tail[sizeof(struct sprof_rec_stats) + sizeof(struct sprof_rec_end)];
     uint32_t tail_len = failure_tail(tail);
-    uint64_t end = base + done;
-    uint64_t fits = room_under_fsize_limit(end, tail_len) < tail_len ? 0 : end; /* no limit in the way */
-    if (!fits) { /* the last offset where the tail still fits under the limit */
-        struct rlimit rl;
-        fits = getrlimit(RLIMIT_FSIZE, &rl) == 0 && rl.rlim_cur > tail_len ? rl.rlim_cur - tail_len : 0;
-        if (fits > end) fits = end;
-    }
+    uint64_t end = base + done, room_end = end;
+    struct rlimit rl;
+    if (getrlimit(RLIMIT_FSIZE, &rl) == 0 && rl.rlim_cur != RLIM_INFINITY && rl.rlim_cur < room_end)
+        room_end = rl.rlim_cur;
+    uint64_t fits = room_end > tail_len ? room_end - tail_len : 0; /* the tail ends at or before room_end */
     static const uint32_t back[] = {0, 4096, 16384, 65536};
     uint64_t tried = UINT64_MAX;
     for (size_t k = 0; k < sizeof back / sizeof back[0]; k++) {
@@ -233,7 +234,8 @@ static void end_after_write_failure(uint64_t base, uint32_t done)
     }
 }
 
-void sprof_out_flush(void)
+/* Writes the buffer as it is (an open SAMPLES batch stays open). */
+static void out_write(void)
 {
     ensure_open();
     if (out_len) sprof_fd_checked(&g_sprof.fd); /* still our file? else: forget it, stop */
@@ -261,12 +263,34 @@ void sprof_out_flush(void)
     out_len = 0;
 }
 
-void sprof_out_append(const void *rec, uint32_t len)
+void sprof_out_flush(void)
+{
+    sprof_compact_close();
+    out_write();
+}
+
+/* A record as it is: the buffer is written first when it has no room. */
+void sprof_out_raw(const void *rec, uint32_t len)
 {
     if (len > OUT_BUF) return;
-    if (out_len + len > OUT_BUF) sprof_out_flush();
+    if (out_len + len > OUT_BUF) out_write();
     memcpy(out_buf + out_len, rec, len);
     out_len += len;
+}
+
+/* A SAMPLE goes into the file's stack table and SAMPLES batch (format 2.0,
+ * stack_table.c); any other record closes the batch first, so records keep
+ * their order. */
+void sprof_out_append(const void *rec, uint32_t len)
+{
+    struct sprof_rec_hdr h;
+    memcpy(&h, rec, sizeof h);
+    if (len >= sizeof(struct sprof_rec_sample) && h.type == SPROF_REC_SAMPLE && h.size == len) {
+        sprof_compact_add(rec);
+        return;
+    }
+    sprof_compact_close();
+    sprof_out_raw(rec, len);
 }
 
 static int rotating; /* sprof_writer_rotate is opening the next file */
@@ -276,6 +300,7 @@ int sprof_writer_open(int lazy)
     if (!rotating) memset(&file_base, 0, sizeof file_base);
     write_failed = 0;
     out_len = 0;
+    sprof_compact_reset(); /* a new file knows no stacks */
     g_sprof.file_bytes = 0;
     g_sprof.write_errno = 0;
     flush_count = 0;

@@ -86,7 +86,10 @@ diskfull)
     [ "$(id -u)" -eq 0 ] || { echo "SKIP: diskfull needs root (mount -t tmpfs)"; exit 77; }
     mkdir fs && mount -t tmpfs -o size=64k sprof-exitline fs 2>/dev/null || { echo "SKIP: cannot mount a tmpfs"; exit 77; }
     MNT=$DIR/fs
-    # the file system fills up during the run
+    # the file system fills up during the run: 4 KiB are left, which the
+    # trace's start (~1.5 KiB) and ~150 samples (format 2.0: ~12-16 bytes
+    # each) fill; 0.6 s at 1 kHz writes ~9 KiB
+    dd if=/dev/zero of=fs/fill bs=4k count=15 2>/dev/null
     run SPROF_OUT=fs/t.bin -- spin 0.6 || fail "program failed"
     one_line fs/t.bin
     grep -q "WRITE FAILED: disk full (ENOSPC), the trace ends after" err || fail "disk full not named"
@@ -104,7 +107,7 @@ diskfull)
 fsize)
     # RLIMIT_FSIZE: the runtime stops at the limit (no SIGXFSZ for the
     # program: "program failed" would say it was killed)
-    ulimit -f 40
+    ulimit -f 8 # 4 KiB: the trace's start and ~150 samples; 0.6 s at 1 kHz writes ~9 KiB
     named "WRITE FAILED: file size limit reached (EFBIG" 'WRITE FAILED: file size limit reached (EFBIG' -- spin 0.6
     ;;
 taken)

@@ -1,4 +1,4 @@
-/* sprof trace file format, version 1 (minor 1.3): the contract between the runtime
+/* sprof trace file format, version 2 (format 2.0; version 1 files are read too): the contract between the runtime
  * stub (writer) and the offline tools (reader). Spec with rationale:
  * docs/trace-format.md. Little-endian x86-64 / aarch64 hosts only.
  *
@@ -13,7 +13,8 @@
 #include <stdint.h>
 
 #define SPROF_TRACE_MAGIC "SPROFTRC" /* 8 bytes, no NUL stored */
-#define SPROF_TRACE_VERSION 1u
+#define SPROF_TRACE_VERSION 2u     /* written (format 2.0: STACK + SAMPLES records) */
+#define SPROF_TRACE_VERSION_MIN 1u /* the oldest a reader still reads */
 #define SPROF_TRACE_MAX_RECORD (1u << 20) /* readers refuse larger records */
 
 struct sprof_trace_file_header {
@@ -29,6 +30,9 @@ enum sprof_rec_type {
     SPROF_REC_SAMPLE = 4,  /* one stack sample */
     SPROF_REC_STATS = 5,   /* cumulative counters; the last one in the file wins */
     SPROF_REC_END = 6,     /* clean close; nothing follows (format 1.3: struct sprof_rec_end) */
+    SPROF_REC_STACK = 7,   /* (2.0) a sample's stack, written once: struct sprof_rec_stack */
+    SPROF_REC_SAMPLES = 8, /* (2.0) samples that refer to STACK records: struct sprof_rec_samples */
+    SPROF_REC_STACK_RESET = 9, /* (2.0) STACK indexes start again at 0 (the writer's table was full) */
 };
 
 struct sprof_rec_hdr {
@@ -179,6 +183,81 @@ struct sprof_rec_sample {
     uint64_t weight_ns; /* thread CPU ns (wall ns in wall mode) since this thread's previous sample */
     uint64_t pc, sp, fp; /* registers at the interrupt (fp = rbp on x86-64) */
 };
+
+/* Format 2.0: a stack written once, referred to by the samples that have
+ * it. Its index is its position among the STACK records since the file's
+ * start or the last STACK_RESET. The arrays follow as in a SAMPLE record
+ * (ret, fpoff, cand_off, cand_val, each 8-byte padded). sp is part of the
+ * stack (the offsets count from it); pc and fp are those of the first
+ * sample that had it, the bases of every sample's pc and fp deltas. */
+struct sprof_rec_stack {
+    struct sprof_rec_hdr h;
+    uint16_t nframes;
+    uint16_t ncand;
+    uint32_t fp0_off;
+    uint64_t sp;
+    uint64_t pc, fp;
+};
+
+/* Format 2.0: `count` samples, each as seven unsigned LEB128 varints (zz =
+ * zigzag of the 64-bit wrapping difference, sprof_zigzag):
+ *   zz(tid - previous tid)       the first sample's previous tid is 0
+ *   flags                        enum sprof_sample_flags
+ *   stack                        index of a STACK record before this one
+ *   zz(time - previous time)     the first sample's previous time is time_ns
+ *   zz(weight - weight_ns)
+ *   zz(pc - the stack's pc)
+ *   zz(fp - the stack's fp)
+ * then zero padding to a multiple of 8 bytes. */
+struct sprof_rec_samples {
+    struct sprof_rec_hdr h;
+    uint32_t count;
+    uint32_t reserved; /* 0 */
+    uint64_t time_ns;   /* base of the first time delta */
+    uint64_t weight_ns; /* base of every weight delta (the period) */
+};
+#define SPROF_SAMPLES_ENTRY_MAX 70u /* seven varints of at most 10 bytes */
+
+static inline uint64_t sprof_zigzag(uint64_t now, uint64_t base)
+{
+    uint64_t d = now - base;
+    return (d << 1) ^ (uint64_t)((int64_t)d >> 63);
+}
+
+static inline uint64_t sprof_unzigzag(uint64_t z, uint64_t base)
+{
+    return base + ((z >> 1) ^ (uint64_t)-(int64_t)(z & 1));
+}
+
+/* Writes v as an unsigned LEB128 varint at p (at most 10 bytes); returns
+ * the bytes written. */
+static inline unsigned sprof_varint_put(uint8_t *p, uint64_t v)
+{
+    unsigned n = 0;
+    while (v >= 0x80) {
+        p[n++] = (uint8_t)(v | 0x80);
+        v >>= 7;
+    }
+    p[n++] = (uint8_t)v;
+    return n;
+}
+
+/* Reads a varint from [*p, end): 0 and *p moved past it, or -1 when it
+ * runs past end or over 10 bytes / 64 bits. */
+static inline int sprof_varint_get(const uint8_t **p, const uint8_t *end, uint64_t *v)
+{
+    uint64_t x = 0;
+    for (unsigned shift = 0; shift < 70 && *p < end; shift += 7) {
+        uint8_t b = *(*p)++;
+        if (shift == 63 && b > 1) return -1;
+        x |= (uint64_t)(b & 0x7f) << shift;
+        if (!(b & 0x80)) {
+            *v = x;
+            return 0;
+        }
+    }
+    return -1;
+}
 
 struct sprof_rec_stats {
     struct sprof_rec_hdr h;

@@ -81,6 +81,11 @@ void sprof_trace_rewind(sprof_trace *t);
  * Keeps a reader of a large trace from holding all of it in RAM. No-op
  * for sprof_trace_open_mem and pointers outside the file. */
 void sprof_trace_release(sprof_trace *t, const void *upto);
+/* The same for the bytes before the record next() will read: what a pass
+ * that only moves forward calls. (A format 2 sample's arrays lie in a
+ * STACK record before it, anywhere in the file: sprof_trace_release with
+ * them does nothing.) */
+void sprof_trace_release_read(sprof_trace *t);
 /* After next() returned 0: 1 if the file ended without an END record. */
 int sprof_trace_truncated(const sprof_trace *t);
 /* After next() returned 0 at an END: why the trace ended (enum

@@ -359,7 +359,7 @@ static int read_trace(loader *L, trace_state *T, sprof_trace *t, char *err, size
                 return -1;
             }
             /* the raw table points into the file, it does not need it in RAM */
-            sprof_trace_release(t, rec.u.sample.ret);
+            sprof_trace_release_read(t);
             break;
         case SPROF_REC_STATS:
             T->dropped = rec.u.stats.samples_dropped; /* cumulative: the last one wins */

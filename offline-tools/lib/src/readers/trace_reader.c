@@ -25,6 +25,14 @@ struct sprof_trace {
     size_t first;     /* offset of the first record */
     int done, truncated;
     uint32_t end_reason, end_signal; /* format 1.3 END payload (0: not recorded) */
+    /* format 2.0: the STACK records since the start or the last
+     * STACK_RESET (their offsets), and the SAMPLES batch being read */
+    size_t *stacks;
+    size_t nstacks, cap_stacks;
+    int compact;                /* a STACK record was seen */
+    const uint8_t *batch_next, *batch_end;
+    uint32_t batch_left, batch_done;
+    uint64_t batch_tid, batch_time, batch_weight;
 };
 
 static void set_err(char *err, size_t errlen, const char *fmt, ...)
@@ -62,9 +70,9 @@ sprof_trace *sprof_trace_open_mem(const void *data, size_t size, const char *nam
         set_err(err, errlen, "%s: not an sprof trace (bad magic)", name);
         return NULL;
     }
-    if (fh.version != SPROF_TRACE_VERSION) {
-        set_err(err, errlen, "%s: trace format version %u, this reader supports %u", name, fh.version,
-                SPROF_TRACE_VERSION);
+    if (fh.version < SPROF_TRACE_VERSION_MIN || fh.version > SPROF_TRACE_VERSION) {
+        set_err(err, errlen, "%s: trace format version %u, this reader supports %u to %u", name, fh.version,
+                SPROF_TRACE_VERSION_MIN, SPROF_TRACE_VERSION);
         return NULL;
     }
     if (fh.header_size < sizeof fh || fh.header_size > size || (fh.header_size & 7)) {
@@ -122,6 +130,7 @@ void sprof_trace_close(sprof_trace *t)
 {
     if (!t) return;
     if (t->map) munmap(t->map, t->map_len);
+    free(t->stacks);
     free(t->name);
     free(t);
 }
@@ -133,6 +142,8 @@ void sprof_trace_rewind(sprof_trace *t)
     t->off = t->first;
     t->done = t->truncated = 0;
     t->end_reason = t->end_signal = 0;
+    t->nstacks = 0;
+    t->batch_left = 0;
 }
 
 /* at most one madvise per this many bytes passed: each also drops the
@@ -143,6 +154,11 @@ void sprof_trace_rewind(sprof_trace *t)
 void sprof_trace_release(sprof_trace *t, const void *upto)
 {
     uintptr_t p = (uintptr_t)upto, base = (uintptr_t)t->map;
+    /* A format 2 sample's arrays are in its STACK record, anywhere before
+     * it: its pointers do not move forward with a pass (the caller's
+     * position does: sprof_trace_release_read). */
+    if (t->compact && upto != t->data + t->off)
+        return;
     if (!t->map || p < base || p - base > t->map_len)
         return;
     size_t page = (size_t)sysconf(_SC_PAGESIZE);
@@ -156,6 +172,8 @@ void sprof_trace_release(sprof_trace *t, const void *upto)
     if (madvise((uint8_t *)t->map + t->released, end - t->released, MADV_DONTNEED) == 0)
         t->released = end;
 }
+
+void sprof_trace_release_read(sprof_trace *t) { sprof_trace_release(t, t->data + t->off); }
 
 int sprof_trace_truncated(const sprof_trace *t) { return t->truncated; }
 
@@ -182,10 +200,75 @@ static const char *tail_string(const uint8_t *p, const uint8_t *end)
         return -1;                                                                                 \
     } while (0)
 
+/* Bytes a SAMPLE's or a STACK's arrays take. */
+static uint64_t arrays_bytes(uint64_t nframes, uint64_t ncand)
+{
+    return nframes * 8 + ((nframes * 4 + 7) & ~7ull) + ((ncand * 4 + 7) & ~7ull) + ncand * 8;
+}
+
+/* The arrays at q (laid out as in a SAMPLE record) into the view. */
+static void view_arrays(sprof_sample_view *v, const uint8_t *q, uint32_t nframes, uint32_t ncand)
+{
+    v->nframes = nframes;
+    v->ret = (const uint64_t *)(const void *)q;
+    q += (size_t)nframes * 8;
+    v->fpoff = (const uint32_t *)(const void *)q;
+    q += ((size_t)nframes * 4 + 7) & ~(size_t)7;
+    v->ncand = ncand;
+    v->cand_off = (const uint32_t *)(const void *)q;
+    q += ((size_t)ncand * 4 + 7) & ~(size_t)7;
+    v->cand_val = (const uint64_t *)(const void *)q;
+}
+
+/* The next sample of the SAMPLES batch at t->off: 1, or -1 (err set). */
+static int batch_sample(sprof_trace *t, sprof_trace_record *rec, char *err, size_t errlen)
+{
+    uint64_t f[7];
+    uint32_t n = t->batch_done;
+    for (int i = 0; i < 7; i++)
+        if (sprof_varint_get(&t->batch_next, t->batch_end, &f[i]) != 0)
+            BAD("SAMPLES entry %u of %u runs past the record or holds a varint over 64 bits", n,
+                n + t->batch_left);
+    uint64_t tid = sprof_unzigzag(f[0], t->batch_tid);
+    if (tid > UINT32_MAX) BAD("SAMPLES entry %u: thread id %llu is over 32 bits", n, (unsigned long long)tid);
+    if (f[1] > UINT32_MAX) BAD("SAMPLES entry %u: flags 0x%llx are over 32 bits", n, (unsigned long long)f[1]);
+    if (f[2] >= t->nstacks)
+        BAD("SAMPLES entry %u refers to stack %llu, but %zu STACK records came before it", n,
+            (unsigned long long)f[2], t->nstacks);
+    struct sprof_rec_stack k;
+    const uint8_t *kp = t->data + t->stacks[f[2]];
+    memcpy(&k, kp, sizeof k);
+    memset(rec, 0, sizeof *rec);
+    rec->type = SPROF_REC_SAMPLE;
+    sprof_sample_view *v = &rec->u.sample;
+    v->tid = (uint32_t)tid;
+    v->flags = (uint32_t)f[1];
+    v->time_ns = sprof_unzigzag(f[3], t->batch_time);
+    v->weight_ns = sprof_unzigzag(f[4], t->batch_weight);
+    v->pc = sprof_unzigzag(f[5], k.pc);
+    v->fp = sprof_unzigzag(f[6], k.fp);
+    v->sp = k.sp;
+    v->fp0_off = k.fp0_off;
+    view_arrays(v, kp + sizeof k, k.nframes, k.ncand);
+    t->batch_tid = tid;
+    t->batch_time = v->time_ns;
+    t->batch_done++;
+    if (--t->batch_left == 0) {
+        /* only the padding may follow the last entry */
+        size_t rest = (size_t)(t->batch_end - t->batch_next);
+        if (rest >= 8) BAD("SAMPLES record has %zu bytes after its %u entries", rest, t->batch_done);
+        for (size_t i = 0; i < rest; i++)
+            if (t->batch_next[i]) BAD("SAMPLES record's padding is not zero");
+        t->off = (size_t)(t->batch_end - t->data);
+    }
+    return 1;
+}
+
 int sprof_trace_next(sprof_trace *t, sprof_trace_record *rec, char *err, size_t errlen)
 {
     for (;;) {
         if (t->done) return 0;
+        if (t->batch_left) return batch_sample(t, rec, err, errlen);
         size_t left = t->size - t->off;
         if (left == 0) { /* ended without END: the writer was killed */
             t->truncated = 1;
@@ -264,13 +347,11 @@ int sprof_trace_next(sprof_trace *t, sprof_trace_record *rec, char *err, size_t 
             struct sprof_rec_sample r;
             if (h.size < sizeof r) BAD("SAMPLE record too short (%u bytes)", h.size);
             memcpy(&r, p, sizeof r);
-            uint64_t need = (uint64_t)sizeof r + (uint64_t)r.nframes * 8 + (((uint64_t)r.nframes * 4 + 7) & ~7ull) +
-                            (((uint64_t)r.ncand * 4 + 7) & ~7ull) + (uint64_t)r.ncand * 8;
+            uint64_t need = (uint64_t)sizeof r + arrays_bytes(r.nframes, r.ncand);
             if (need != h.size)
                 BAD("SAMPLE with %u frames and %u candidates needs %llu bytes, record has %u", r.nframes, r.ncand,
                     (unsigned long long)need, h.size);
             /* arrays are 8-aligned within the record; the record is 8-aligned in the file */
-            const uint8_t *q = p + sizeof r;
             sprof_sample_view *v = &rec->u.sample;
             v->tid = r.tid;
             v->flags = r.flags;
@@ -280,16 +361,49 @@ int sprof_trace_next(sprof_trace *t, sprof_trace_record *rec, char *err, size_t 
             v->sp = r.sp;
             v->fp = r.fp;
             v->fp0_off = r.fp0_off;
-            v->nframes = r.nframes;
-            v->ret = (const uint64_t *)(const void *)q;
-            q += (size_t)r.nframes * 8;
-            v->fpoff = (const uint32_t *)(const void *)q;
-            q += ((size_t)r.nframes * 4 + 7) & ~(size_t)7;
-            v->ncand = r.ncand;
-            v->cand_off = (const uint32_t *)(const void *)q;
-            q += ((size_t)r.ncand * 4 + 7) & ~(size_t)7;
-            v->cand_val = (const uint64_t *)(const void *)q;
+            view_arrays(v, p + sizeof r, r.nframes, r.ncand);
             break;
+        }
+        case SPROF_REC_STACK: { /* format 2.0: kept for the SAMPLES after it */
+            struct sprof_rec_stack r;
+            if (h.size < sizeof r) BAD("STACK record too short (%u bytes)", h.size);
+            memcpy(&r, p, sizeof r);
+            uint64_t need = (uint64_t)sizeof r + arrays_bytes(r.nframes, r.ncand);
+            if (need != h.size)
+                BAD("STACK with %u frames and %u candidates needs %llu bytes, record has %u", r.nframes, r.ncand,
+                    (unsigned long long)need, h.size);
+            if (t->nstacks == t->cap_stacks) {
+                size_t cap = t->cap_stacks ? t->cap_stacks * 2 : 1024;
+                size_t *v = realloc(t->stacks, cap * sizeof *v);
+                if (!v) BAD("out of memory for the stack table (%zu stacks)", t->nstacks);
+                t->stacks = v;
+                t->cap_stacks = cap;
+            }
+            t->stacks[t->nstacks++] = t->off;
+            t->compact = 1;
+            t->off += h.size;
+            continue;
+        }
+        case SPROF_REC_STACK_RESET:
+            t->nstacks = 0;
+            t->off += h.size;
+            continue;
+        case SPROF_REC_SAMPLES: { /* format 2.0: its samples one by one (batch_sample) */
+            struct sprof_rec_samples r;
+            if (h.size < sizeof r) BAD("SAMPLES record too short (%u bytes)", h.size);
+            memcpy(&r, p, sizeof r);
+            if (r.count == 0) {
+                t->off += h.size;
+                continue;
+            }
+            t->batch_next = p + sizeof r;
+            t->batch_end = end;
+            t->batch_left = r.count;
+            t->batch_done = 0;
+            t->batch_tid = 0;
+            t->batch_time = r.time_ns;
+            t->batch_weight = r.weight_ns;
+            return batch_sample(t, rec, err, errlen);
         }
         case SPROF_REC_STATS: {
             /* Format 1.1 appended fields: an older 64-byte STATS leaves them 0
