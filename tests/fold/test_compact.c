@@ -81,20 +81,42 @@ static size_t arrays_size(const struct smp *s)
     return 8u * s->nframes + (4u * s->nframes + 7) / 8 * 8 + (4u * s->ncand + 7) / 8 * 8 + 8u * s->ncand;
 }
 
-static void stack(struct buf *b, const struct smp *s, int32_t size_error)
+/* The STACK record of s: its first nframes - kf frames and ncand - kc
+ * candidates as varints (code-pointer base for even candidates, own-address
+ * base for odd ones: both encodings), the rest kept from stack `parent` - 1;
+ * size_error bytes of zeros added past the padding. */
+static void stack(struct buf *b, const struct smp *s, uint32_t parent, uint16_t kf, uint16_t kc, int32_t size_error,
+                  const struct smp *par)
 {
-    struct sprof_rec_stack k;
-    memset(&k, 0, sizeof k);
-    k.h.type = SPROF_REC_STACK;
-    k.h.size = (uint32_t)((int32_t)(sizeof k + arrays_size(s)) + size_error);
-    k.nframes = s->nframes;
-    k.ncand = s->ncand;
-    k.fp0_off = s->fp0_off;
-    k.sp = s->sp;
-    k.pc = s->pc;
-    k.fp = s->fp;
+    uint8_t body[1024];
+    size_t len = 0;
+    uint32_t nf = s->nframes - kf, nc = s->ncand - kc;
+    const uint64_t head[SPROF_STACK_FIELDS] = {
+        parent, kf, kc, nf, nc, (uint32_t)(s->fp0_off + 1), sprof_zigzag(s->sp, par ? par->sp : 0),
+        sprof_zigzag(s->pc, par ? par->pc : 0), sprof_zigzag(s->fp, s->sp)};
+    for (unsigned i = 0; i < SPROF_STACK_FIELDS; i++) len += sprof_varint_put(body + len, head[i]);
+    uint64_t prev = s->pc, prev_off = 0;
+    for (uint32_t i = 0; i < nf; i++) {
+        len += sprof_varint_put(body + len, sprof_zigzag(s->ret[i], prev));
+        len += sprof_varint_put(body + len, sprof_zigzag(s->fpoff[i], prev_off));
+        prev = s->ret[i];
+        prev_off = s->fpoff[i];
+    }
+    prev_off = 0;
+    for (uint32_t i = 0; i < nc; i++) {
+        len += sprof_varint_put(body + len, sprof_zigzag(s->coff[i], prev_off));
+        if (i % 2 == 0) {
+            len += sprof_varint_put(body + len, sprof_zigzag(s->cval[i], prev) << 1);
+            prev = s->cval[i];
+        } else {
+            len += sprof_varint_put(body + len, sprof_zigzag(s->cval[i], s->sp + s->coff[i]) << 1 | 1);
+        }
+        prev_off = s->coff[i];
+    }
+    struct sprof_rec_hdr k = {SPROF_REC_STACK, (uint32_t)((int32_t)((sizeof k + len + 7) / 8 * 8) + size_error)};
     put(b, &k, sizeof k);
-    arrays(b, s);
+    put(b, body, len);
+    pad(b);
     for (int32_t i = 0; i < size_error; i++)
         put(b, "", 1);
 }
@@ -172,9 +194,12 @@ static int same(const sprof_sample_view *v, const struct smp *s)
 }
 
 /* Reads every sample into got[] (at most max); returns the count, or -1
- * with err filled. */
-static int read_all(const struct buf *b, sprof_sample_view *got, int max, char *err, size_t errlen)
+ * with err filled. The views stay valid until *open is closed (NULL:
+ * closed here; a format 2 sample's arrays are the reader's). */
+static int read_all(const struct buf *b, sprof_sample_view *got, int max, char *err, size_t errlen,
+                    sprof_trace **open)
 {
+    if (open) *open = NULL;
     sprof_trace *t = sprof_trace_open_mem(b->p, b->n, "t.bin", err, errlen);
     if (!t) return -1;
     int n = 0, rc;
@@ -193,7 +218,8 @@ static int read_all(const struct buf *b, sprof_sample_view *got, int max, char *
         if (pass == 1 && k != n) rc = -2;
         sprof_trace_rewind(t);
     }
-    sprof_trace_close(t);
+    if (open && rc >= 0) *open = t;
+    else sprof_trace_close(t);
     if (rc == -2) snprintf(err, errlen, "a second pass after sprof_trace_rewind read other samples");
     return rc < 0 ? -1 : n;
 }
@@ -202,7 +228,7 @@ static void expect_error(const struct buf *b, const char *what, const char *want
 {
     char err[512] = "";
     sprof_sample_view got[16];
-    int n = read_all(b, got, 16, err, sizeof err);
+    int n = read_all(b, got, 16, err, sizeof err, NULL);
     CHECK(n < 0 && strstr(err, want) && strstr(err, "t.bin: record at offset"), "%s: read %d, error \"%s\"", what, n,
           err);
 }
@@ -238,13 +264,13 @@ int main(void)
      * one sample of it; a format 1 SAMPLE; END */
     struct buf b = {0};
     header(&b, SPROF_TRACE_VERSION);
-    stack(&b, &a, 0);
-    stack(&b, &k0, 0);
+    stack(&b, &a, 0, 0, 0, 0, NULL);
+    stack(&b, &k0, 0, 0, 0, 0, NULL);
     const uint32_t idx[5] = {0, 0, 0, 1, 1};
     samples(&b, v, idx, base, 5, 5, 0, 0);
     struct sprof_rec_hdr reset = {SPROF_REC_STACK_RESET, sizeof reset};
     put(&b, &reset, sizeof reset);
-    stack(&b, &k0, 0);
+    stack(&b, &k0, 0, 0, 0, 0, NULL);
     v[5] = v[3];
     v[5].time = 42;
     const uint32_t idx0[1] = {0};
@@ -253,21 +279,78 @@ int main(void)
     v[6] = a;
     v[6].time = 43;
     sample_v1(&b, &v[6]);
+    /* a deeper call under a's frames (sp 0x100 lower): one new frame and
+     * candidate, a's two frames and three candidates kept by reference,
+     * at the same stack addresses */
+    struct smp d = a;
+    d.sp = a.sp - 0x100;
+    d.pc = 0x405000;
+    d.fp0_off = 0x20;
+    d.nframes = 3;
+    d.ret[0] = 0x401400;
+    d.fpoff[0] = 0x20;
+    d.ncand = 3 + 1;
+    d.coff[0] = 0x10;
+    d.cval[0] = 0x401500;
+    for (int i = 0; i < 2; i++) {
+        d.ret[1 + i] = a.ret[i];
+        d.fpoff[1 + i] = a.fpoff[i] + 0x100;
+    }
+    struct smp dd = d; /* the candidate arrays hold 3: the fourth is checked apart */
+    stack(&b, &a, 0, 0, 0, 0, NULL); /* index 1 after the reset */
+    d.ncand = 1;
+    stack(&b, &d, 2, 2, 0, 0, &a);  /* index 2: one new frame, a's two kept (no candidates kept) */
+    d.time = 44;
+    const uint32_t idx2[1] = {2};
+    const struct smp *bd[1] = {&d};
+    samples(&b, &d, idx2, bd, 1, 1, 0, 0);
     end(&b);
 
     char err[512] = "";
     sprof_sample_view got[16];
-    int n = read_all(&b, got, 16, err, sizeof err);
-    CHECK(n == 7, "read %d samples of 7 (%s)", n, err);
+    sprof_trace *open = NULL;
+    int n = read_all(&b, got, 16, err, sizeof err, &open);
+    CHECK(n == 8, "read %d samples of 8 (%s)", n, err);
     for (int i = 0; i < n && i < 7; i++) CHECK(same(&got[i], &v[i]), "sample %d differs from what was written", i);
+    CHECK(n == 8 && same(&got[7], &d), "the stack that keeps its parent's frames differs");
+    (void)dd;
+    sprof_trace_close(open);
+
+    /* kept candidates: d's one new candidate, then a's three at a's addresses */
+    struct buf c = {0};
+    header(&c, SPROF_TRACE_VERSION);
+    stack(&c, &a, 0, 0, 0, 0, NULL);
+    struct smp e = d;
+    e.ncand = 4;
+    e.coff[0] = 0x10;
+    e.cval[0] = 0x401500;
+    struct smp full = e; /* what the reader must give: 4 candidates */
+    uint32_t full_coff[4] = {0x10, a.coff[0] + 0x100, a.coff[1] + 0x100, a.coff[2] + 0x100};
+    uint64_t full_cval[4] = {0x401500, a.cval[0], a.cval[1], a.cval[2]};
+    e.ncand = 1 + 3; /* the encoder writes the first ncand - keep_cands = 1 */
+    stack(&c, &e, 1, 2, 3, 0, &a);
+    e.time = 45;
+    samples(&c, &e, idx0 + 0, bd, 0, 0, 0, 0); /* an empty batch is skipped */
+    const uint32_t idx1[1] = {1};
+    const struct smp *be[1] = {&e};
+    samples(&c, &e, idx1, be, 1, 1, 0, 0);
+    end(&c);
+    n = read_all(&c, got, 16, err, sizeof err, &open);
+    int cand_ok = n == 1 && got[0].ncand == 4 && got[0].nframes == 3;
+    for (int i = 0; cand_ok && i < 4; i++)
+        cand_ok = got[0].cand_off[i] == full_coff[i] && got[0].cand_val[i] == full_cval[i];
+    CHECK(cand_ok, "kept candidates: read %d, %u candidates (%s)", n, n > 0 ? got[0].ncand : 0, err);
+    (void)full;
+    sprof_trace_close(open);
 
     /* a format 1 file reads too */
     struct buf b1 = {0};
     header(&b1, 1);
     sample_v1(&b1, &v[0]);
     end(&b1);
-    n = read_all(&b1, got, 16, err, sizeof err);
+    n = read_all(&b1, got, 16, err, sizeof err, &open);
     CHECK(n == 1 && same(&got[0], &v[0]), "format 1: read %d (%s)", n, err);
+    sprof_trace_close(open);
 
     /* a version this reader does not know */
     struct buf b3 = {0};
@@ -280,44 +363,71 @@ int main(void)
     /* hostile batches */
     struct buf h = {0};
     header(&h, SPROF_TRACE_VERSION);
-    stack(&h, &a, 0);
+    stack(&h, &a, 0, 0, 0, 0, NULL);
     const uint32_t bad_idx[1] = {1};
     samples(&h, v, bad_idx, base, 1, 1, 0, 0);
     expect_error(&h, "index past the stacks", "refers to stack 1");
 
     h.n = 0;
     header(&h, SPROF_TRACE_VERSION);
-    stack(&h, &a, 0);
+    stack(&h, &a, 0, 0, 0, 0, NULL);
     put(&h, &reset, sizeof reset);
     samples(&h, v, idx0, base, 1, 1, 0, 0);
     expect_error(&h, "index from before a reset", "refers to stack 0");
 
     h.n = 0;
     header(&h, SPROF_TRACE_VERSION);
-    stack(&h, &a, 0);
+    stack(&h, &a, 0, 0, 0, 0, NULL);
     samples(&h, v, idx0, base, 1, 2, 0, 0);
     expect_error(&h, "count over the entries", "runs past the record");
 
     h.n = 0;
     header(&h, SPROF_TRACE_VERSION);
-    stack(&h, &a, 0);
+    stack(&h, &a, 0, 0, 0, 0, NULL);
     samples(&h, v, idx0, base, 1, 1, 9, 0);
     expect_error(&h, "bytes after the entries", "after its 1 entries");
 
     h.n = 0;
     header(&h, SPROF_TRACE_VERSION);
-    stack(&h, &a, 0);
+    stack(&h, &a, 0, 0, 0, 0, NULL);
     samples(&h, v, idx0, base, 1, 1, 1, 0xff);
     expect_error(&h, "padding", "padding is not zero");
 
     h.n = 0;
     header(&h, SPROF_TRACE_VERSION);
-    stack(&h, &a, 8);
-    expect_error(&h, "STACK size", "STACK with 2 frames and 3 candidates needs");
+    stack(&h, &a, 0, 0, 0, 8, NULL);
+    expect_error(&h, "STACK size", "bytes after its body");
+
+    h.n = 0;
+    header(&h, SPROF_TRACE_VERSION);
+    stack(&h, &a, 0, 0, 0, 0, NULL);
+    stack(&h, &d, 3, 2, 0, 0, &a);
+    expect_error(&h, "parent past the stacks", "parent stack 2");
+
+    h.n = 0;
+    header(&h, SPROF_TRACE_VERSION);
+    stack(&h, &k0, 0, 0, 0, 0, NULL);
+    stack(&h, &d, 1, 2, 0, 0, &k0);
+    expect_error(&h, "keeps more than the parent has", "keeps 2 frames and 0 candidates of a parent that has 0");
+
+    h.n = 0;
+    header(&h, SPROF_TRACE_VERSION);
+    stack(&h, &d, 0, 2, 0, 0, NULL);
+    expect_error(&h, "keeps without a parent", "but has no parent");
+
+    h.n = 0;
+    header(&h, SPROF_TRACE_VERSION);
+    stack(&h, &d, 0, 0, 0, 0, NULL);
+    struct smp up = a; /* a child above its parent: the kept frames would be below its sp */
+    up.sp = d.sp + 0x1000;
+    up.nframes = 3;
+    stack(&h, &up, 1, 2, 0, 0, &d);
+    expect_error(&h, "kept frame below sp", "below its sp");
 
     free(b.p);
     free(b1.p);
     free(b3.p);
     free(h.p);
+    free(c.p);
     return check_report("fold_compact");
 }

@@ -186,18 +186,28 @@ struct sprof_rec_sample {
 
 /* Format 2.0: a stack written once, referred to by the samples that have
  * it. Its index is its position among the STACK records since the file's
- * start or the last STACK_RESET. The arrays follow as in a SAMPLE record
- * (ret, fpoff, cand_off, cand_val, each 8-byte padded). sp is part of the
- * stack (the offsets count from it); pc and fp are those of the first
- * sample that had it, the bases of every sample's pc and fp deltas. */
-struct sprof_rec_stack {
-    struct sprof_rec_hdr h;
-    uint16_t nframes;
-    uint16_t ncand;
-    uint32_t fp0_off;
-    uint64_t sp;
-    uint64_t pc, fp;
-};
+ * start or the last STACK_RESET. A STACK record is a sprof_rec_hdr and
+ * unsigned LEB128 varints (zz = sprof_zigzag), zero-padded to 8 bytes:
+ *   parent        index + 1 of the stack whose outer part this one keeps; 0 = none
+ *   keep_frames   the parent's outermost frames this stack ends with
+ *   keep_cands    the parent's outermost candidates this stack ends with
+ *   nframes       frames encoded here (the innermost ones)
+ *   ncand         candidates encoded here (the innermost ones)
+ *   fp0_off + 1   (32-bit wrapping: SPROF_FPOFF_UNKNOWN is 0)
+ *   zz(sp - the parent's sp, or 0)
+ *   zz(pc - the parent's pc, or 0)
+ *   zz(fp - sp)
+ * then per new frame zz(ret - previous ret, the first from pc) and
+ * zz(fpoff - previous fpoff, the first from 0); per new candidate
+ * zz(off - previous off, the first from 0) and its value: an even varint
+ * x is zz(value - previous even-coded value, the first from the last
+ * ret or pc) << 1, an odd one zz(value - (sp + off)) << 1 | 1. The kept
+ * frames and candidates are the parent's at the same absolute stack
+ * addresses: their offsets are rebased from the parent's sp to this one's
+ * (SPROF_FPOFF_UNKNOWN and SPROF_CAND_REBASE stay as they are). sp, pc and
+ * fp are those of the first sample that had the stack: the bases of its
+ * samples' pc and fp. docs/trace-format.md, "STACK". */
+#define SPROF_STACK_FIELDS 9u
 
 /* Format 2.0: `count` samples, each as seven unsigned LEB128 varints (zz =
  * zigzag of the 64-bit wrapping difference, sprof_zigzag):

@@ -12,7 +12,22 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "arena.h"
 #include "sprof/trace_reader.h"
+
+/* A STACK record with its parent's part added: arrays as in a SAMPLE. */
+struct decoded_stack {
+    size_t off; /* of the record */
+    uint64_t sp, pc, fp;
+    uint32_t fp0_off, nframes, ncand;
+    const uint8_t *arrays;
+};
+
+/* Decoded stacks may take at most this plus DECODED_PER_BYTE per byte of
+ * the file (a parent chain can make a 48-byte record stand for 64k
+ * frames): real traces expand 5-30x. */
+#define DECODED_BASE ((uint64_t)256 << 20)
+#define DECODED_PER_BYTE 256
 
 struct sprof_trace {
     const uint8_t *data;
@@ -25,9 +40,15 @@ struct sprof_trace {
     size_t first;     /* offset of the first record */
     int done, truncated;
     uint32_t end_reason, end_signal; /* format 1.3 END payload (0: not recorded) */
-    /* format 2.0: the STACK records since the start or the last
-     * STACK_RESET (their offsets), and the SAMPLES batch being read */
-    size_t *stacks;
+    /* format 2.0: every STACK record decoded, in file order (a pass after
+     * a rewind finds them again, and views stay valid until close); the
+     * ones since the start or the last STACK_RESET by index; the SAMPLES
+     * batch being read */
+    struct decoded_stack *decoded;
+    size_t ndecoded, cap_decoded, seen;
+    sprof_arena decoded_arena;
+    uint64_t decoded_bytes;
+    uint32_t *stacks; /* index -> decoded */
     size_t nstacks, cap_stacks;
     int compact;                /* a STACK record was seen */
     const uint8_t *batch_next, *batch_end;
@@ -131,6 +152,8 @@ void sprof_trace_close(sprof_trace *t)
     if (!t) return;
     if (t->map) munmap(t->map, t->map_len);
     free(t->stacks);
+    free(t->decoded);
+    sprof_arena_free(&t->decoded_arena);
     free(t->name);
     free(t);
 }
@@ -143,6 +166,7 @@ void sprof_trace_rewind(sprof_trace *t)
     t->done = t->truncated = 0;
     t->end_reason = t->end_signal = 0;
     t->nstacks = 0;
+    t->seen = 0;
     t->batch_left = 0;
 }
 
@@ -220,6 +244,135 @@ static void view_arrays(sprof_sample_view *v, const uint8_t *q, uint32_t nframes
     v->cand_val = (const uint64_t *)(const void *)q;
 }
 
+/* Reads varint i of a STACK's body into *v; -1 past the record. */
+#define NEXT(v)                                                                                    \
+    do {                                                                                           \
+        if (sprof_varint_get(&q, end, &(v)) != 0) BAD("STACK body runs past the record");          \
+    } while (0)
+
+/* The STACK record at p (size bytes) decoded and appended to t->decoded
+ * (at t->seen == t->ndecoded, or replacing what a torn earlier pass left
+ * there): its new frames and candidates from the varints, then its
+ * parent's outermost ones at the same stack addresses. 0, or -1 (err). */
+static int decode_stack(sprof_trace *t, const uint8_t *p, uint32_t size, char *err, size_t errlen)
+{
+    const uint8_t *q = p + sizeof(struct sprof_rec_hdr), *end = p + size;
+    uint64_t hd[SPROF_STACK_FIELDS];
+    for (unsigned i = 0; i < SPROF_STACK_FIELDS; i++)
+        NEXT(hd[i]);
+    struct {
+        uint64_t parent, keep_frames, keep_cands, nframes, ncand, sp, pc, fp;
+        uint32_t fp0_off;
+    } r = {hd[0], hd[1], hd[2], hd[3], hd[4], 0, 0, 0, (uint32_t)(hd[5] - 1)};
+    if (r.nframes > UINT16_MAX || r.ncand > UINT16_MAX || r.keep_frames > UINT16_MAX || r.keep_cands > UINT16_MAX ||
+        hd[5] > UINT32_MAX)
+        BAD("STACK counts (%llu + %llu frames, %llu + %llu candidates, fp0_off %llu) over their 16 or 32 bits",
+            (unsigned long long)r.nframes, (unsigned long long)r.keep_frames, (unsigned long long)r.ncand,
+            (unsigned long long)r.keep_cands, (unsigned long long)hd[5]);
+    const struct decoded_stack *par = NULL;
+    if (r.parent) {
+        if (r.parent > t->nstacks)
+            BAD("STACK refers to parent stack %llu, but %zu STACK records came before it",
+                (unsigned long long)r.parent - 1, t->nstacks);
+        par = &t->decoded[t->stacks[r.parent - 1]];
+        if (r.keep_frames > par->nframes || r.keep_cands > par->ncand)
+            BAD("STACK keeps %u frames and %u candidates of a parent that has %u and %u", (unsigned)r.keep_frames,
+                (unsigned)r.keep_cands, par->nframes, par->ncand);
+    } else if (r.keep_frames || r.keep_cands) {
+        BAD("STACK keeps %u frames and %u candidates but has no parent", (unsigned)r.keep_frames,
+            (unsigned)r.keep_cands);
+    }
+    r.sp = sprof_unzigzag(hd[6], par ? par->sp : 0);
+    r.pc = sprof_unzigzag(hd[7], par ? par->pc : 0);
+    r.fp = sprof_unzigzag(hd[8], r.sp);
+    uint32_t nf = (uint32_t)(r.nframes + r.keep_frames), nc = (uint32_t)(r.ncand + r.keep_cands);
+    if (nf > UINT16_MAX || nc > UINT16_MAX) BAD("STACK of %u frames and %u candidates (at most 65535 each)", nf, nc);
+    uint64_t bytes = arrays_bytes(nf, nc);
+    if (t->decoded_bytes + bytes > DECODED_BASE + (uint64_t)DECODED_PER_BYTE * t->size)
+        BAD("the stacks expand to more than %llu bytes: not a trace the runtime writes",
+            (unsigned long long)(DECODED_BASE + (uint64_t)DECODED_PER_BYTE * t->size));
+    uint8_t *arr = sprof_arena_alloc(&t->decoded_arena, bytes ? bytes : 8);
+    if (!arr) BAD("out of memory for a stack of %u frames and %u candidates", nf, nc);
+    memset(arr, 0, bytes);
+    uint64_t *ret = (uint64_t *)(void *)arr;
+    uint32_t *fpoff = (uint32_t *)(void *)(arr + 8 * (size_t)nf);
+    uint32_t *coff = (uint32_t *)(void *)(arr + 8 * (size_t)nf + ((4 * (size_t)nf + 7) & ~(size_t)7));
+    uint64_t *cval = (uint64_t *)(void *)((uint8_t *)coff + ((4 * (size_t)nc + 7) & ~(size_t)7));
+    uint64_t prev_ret = r.pc, prev_off = 0, x;
+    for (uint32_t i = 0; i < (uint32_t)r.nframes; i++) {
+        NEXT(x);
+        ret[i] = prev_ret = sprof_unzigzag(x, prev_ret);
+        NEXT(x);
+        prev_off = sprof_unzigzag(x, prev_off);
+        if (prev_off > UINT32_MAX) BAD("STACK frame %u: offset 0x%llx is over 32 bits", i, (unsigned long long)prev_off);
+        fpoff[i] = (uint32_t)prev_off;
+    }
+    uint64_t prev_code = prev_ret;
+    prev_off = 0;
+    for (uint32_t i = 0; i < (uint32_t)r.ncand; i++) {
+        NEXT(x);
+        prev_off = sprof_unzigzag(x, prev_off);
+        if (prev_off > UINT32_MAX)
+            BAD("STACK candidate %u: offset 0x%llx is over 32 bits", i, (unsigned long long)prev_off);
+        coff[i] = (uint32_t)prev_off;
+        NEXT(x);
+        if (x & 1) {
+            cval[i] = sprof_unzigzag(x >> 1, r.sp + prev_off);
+        } else {
+            cval[i] = prev_code = sprof_unzigzag(x >> 1, prev_code);
+        }
+    }
+    size_t rest = (size_t)(end - q);
+    if (rest >= 8) BAD("STACK record has %zu bytes after its body", rest);
+    for (size_t i = 0; i < rest; i++)
+        if (q[i]) BAD("STACK record's padding is not zero");
+    if (par) { /* the parent's outer part: the same stack words, offsets from this sp */
+        const uint64_t *pret = (const uint64_t *)(const void *)par->arrays;
+        const uint32_t *pfp = (const uint32_t *)(const void *)(par->arrays + 8 * (size_t)par->nframes);
+        const uint32_t *pco = (const uint32_t *)(const void *)(par->arrays + 8 * (size_t)par->nframes +
+                                                               ((4 * (size_t)par->nframes + 7) & ~(size_t)7));
+        const uint64_t *pcv =
+            (const uint64_t *)(const void *)((const uint8_t *)pco + ((4 * (size_t)par->ncand + 7) & ~(size_t)7));
+        for (uint32_t i = 0; i < (uint32_t)r.keep_frames; i++) {
+            uint32_t from = par->nframes - (uint32_t)r.keep_frames + i, y = pfp[from];
+            uint64_t o = y == SPROF_FPOFF_UNKNOWN ? y : par->sp + y - r.sp;
+            if (o > UINT32_MAX) BAD("STACK keeps a frame at 0x%llx, below its sp", (unsigned long long)(par->sp + y));
+            ret[r.nframes + i] = pret[from];
+            fpoff[r.nframes + i] = (uint32_t)o;
+        }
+        for (uint32_t i = 0; i < (uint32_t)r.keep_cands; i++) {
+            uint32_t from = par->ncand - (uint32_t)r.keep_cands + i, y = pco[from];
+            uint64_t o = y == SPROF_CAND_REBASE ? y : par->sp + y - r.sp;
+            if (o > UINT32_MAX)
+                BAD("STACK keeps a candidate at 0x%llx, below its sp", (unsigned long long)(par->sp + y));
+            coff[r.ncand + i] = (uint32_t)o;
+            cval[r.ncand + i] = pcv[from];
+        }
+    }
+    if (t->seen == t->ndecoded) {
+        if (t->ndecoded == t->cap_decoded) {
+            size_t cap = t->cap_decoded ? t->cap_decoded * 2 : 1024;
+            struct decoded_stack *v = realloc(t->decoded, cap * sizeof *v);
+            if (!v) BAD("out of memory for the stack table (%zu stacks)", t->ndecoded);
+            t->decoded = v;
+            t->cap_decoded = cap;
+        }
+        t->ndecoded++;
+    }
+    struct decoded_stack *d = &t->decoded[t->seen];
+    d->off = t->off;
+    d->sp = r.sp;
+    d->pc = r.pc;
+    d->fp = r.fp;
+    d->fp0_off = r.fp0_off;
+    d->nframes = nf;
+    d->ncand = nc;
+    d->arrays = arr;
+    t->decoded_bytes += bytes;
+    return 0;
+}
+#undef NEXT
+
 /* The next sample of the SAMPLES batch at t->off: 1, or -1 (err set). */
 static int batch_sample(sprof_trace *t, sprof_trace_record *rec, char *err, size_t errlen)
 {
@@ -235,9 +388,7 @@ static int batch_sample(sprof_trace *t, sprof_trace_record *rec, char *err, size
     if (f[2] >= t->nstacks)
         BAD("SAMPLES entry %u refers to stack %llu, but %zu STACK records came before it", n,
             (unsigned long long)f[2], t->nstacks);
-    struct sprof_rec_stack k;
-    const uint8_t *kp = t->data + t->stacks[f[2]];
-    memcpy(&k, kp, sizeof k);
+    const struct decoded_stack *k = &t->decoded[t->stacks[f[2]]];
     memset(rec, 0, sizeof *rec);
     rec->type = SPROF_REC_SAMPLE;
     sprof_sample_view *v = &rec->u.sample;
@@ -245,11 +396,11 @@ static int batch_sample(sprof_trace *t, sprof_trace_record *rec, char *err, size
     v->flags = (uint32_t)f[1];
     v->time_ns = sprof_unzigzag(f[3], t->batch_time);
     v->weight_ns = sprof_unzigzag(f[4], t->batch_weight);
-    v->pc = sprof_unzigzag(f[5], k.pc);
-    v->fp = sprof_unzigzag(f[6], k.fp);
-    v->sp = k.sp;
-    v->fp0_off = k.fp0_off;
-    view_arrays(v, kp + sizeof k, k.nframes, k.ncand);
+    v->pc = sprof_unzigzag(f[5], k->pc);
+    v->fp = sprof_unzigzag(f[6], k->fp);
+    v->sp = k->sp;
+    v->fp0_off = k->fp0_off;
+    view_arrays(v, k->arrays, k->nframes, k->ncand);
     t->batch_tid = tid;
     t->batch_time = v->time_ns;
     t->batch_done++;
@@ -365,21 +516,16 @@ int sprof_trace_next(sprof_trace *t, sprof_trace_record *rec, char *err, size_t 
             break;
         }
         case SPROF_REC_STACK: { /* format 2.0: kept for the SAMPLES after it */
-            struct sprof_rec_stack r;
-            if (h.size < sizeof r) BAD("STACK record too short (%u bytes)", h.size);
-            memcpy(&r, p, sizeof r);
-            uint64_t need = (uint64_t)sizeof r + arrays_bytes(r.nframes, r.ncand);
-            if (need != h.size)
-                BAD("STACK with %u frames and %u candidates needs %llu bytes, record has %u", r.nframes, r.ncand,
-                    (unsigned long long)need, h.size);
+            if (t->seen == t->ndecoded || t->decoded[t->seen].off != t->off)
+                if (decode_stack(t, p, h.size, err, errlen) != 0) return -1;
             if (t->nstacks == t->cap_stacks) {
                 size_t cap = t->cap_stacks ? t->cap_stacks * 2 : 1024;
-                size_t *v = realloc(t->stacks, cap * sizeof *v);
+                uint32_t *v = realloc(t->stacks, cap * sizeof *v);
                 if (!v) BAD("out of memory for the stack table (%zu stacks)", t->nstacks);
                 t->stacks = v;
                 t->cap_stacks = cap;
             }
-            t->stacks[t->nstacks++] = t->off;
+            t->stacks[t->nstacks++] = (uint32_t)t->seen++;
             t->compact = 1;
             t->off += h.size;
             continue;
