@@ -375,54 +375,51 @@ int main(void)
     samples(&h, v, idx0, base, 1, 1, 0, 0);
     expect_error(&h, "index from before a reset", "refers to stack 0");
 
-    h.n = 0;
-    header(&h, SPROF_TRACE_VERSION);
-    stack(&h, &a, 0, 0, 0, 0, NULL);
-    samples(&h, v, idx0, base, 1, 2, 0, 0);
-    expect_error(&h, "count over the entries", "runs past the record");
-
-    h.n = 0;
-    header(&h, SPROF_TRACE_VERSION);
-    stack(&h, &a, 0, 0, 0, 0, NULL);
-    samples(&h, v, idx0, base, 1, 1, 9, 0);
-    expect_error(&h, "bytes after the entries", "after its 1 entries");
-
-    h.n = 0;
-    header(&h, SPROF_TRACE_VERSION);
-    stack(&h, &a, 0, 0, 0, 0, NULL);
-    samples(&h, v, idx0, base, 1, 1, 1, 0xff);
-    expect_error(&h, "padding", "padding is not zero");
+    /* one sample of stack a, in a record whose count, tail or padding lies */
+    static const struct {
+        uint32_t count;
+        size_t tail;
+        uint8_t fill;
+        const char *what, *want;
+    } lies[] = {
+        {2, 0, 0, "count over the entries", "runs past the record"},
+        {1, 9, 0, "bytes after the entries", "after its 1 entries"},
+        {1, 1, 0xff, "padding", "padding is not zero"},
+    };
+    for (size_t i = 0; i < sizeof lies / sizeof lies[0]; i++) {
+        h.n = 0;
+        header(&h, SPROF_TRACE_VERSION);
+        stack(&h, &a, 0, 0, 0, 0, NULL);
+        samples(&h, v, idx0, base, 1, lies[i].count, lies[i].tail, lies[i].fill);
+        expect_error(&h, lies[i].what, lies[i].want);
+    }
 
     h.n = 0;
     header(&h, SPROF_TRACE_VERSION);
     stack(&h, &a, 0, 0, 0, 8, NULL);
     expect_error(&h, "STACK size", "bytes after its body");
 
-    h.n = 0;
-    header(&h, SPROF_TRACE_VERSION);
-    stack(&h, &a, 0, 0, 0, 0, NULL);
-    stack(&h, &d, 3, 2, 0, 0, &a);
-    expect_error(&h, "parent past the stacks", "parent stack 2");
-
-    h.n = 0;
-    header(&h, SPROF_TRACE_VERSION);
-    stack(&h, &k0, 0, 0, 0, 0, NULL);
-    stack(&h, &d, 1, 2, 0, 0, &k0);
-    expect_error(&h, "keeps more than the parent has", "keeps 2 frames and 0 candidates of a parent that has 0");
-
-    h.n = 0;
-    header(&h, SPROF_TRACE_VERSION);
-    stack(&h, &d, 0, 2, 0, 0, NULL);
-    expect_error(&h, "keeps without a parent", "but has no parent");
-
-    h.n = 0;
-    header(&h, SPROF_TRACE_VERSION);
-    stack(&h, &d, 0, 0, 0, 0, NULL);
-    struct smp up = a; /* a child above its parent: the kept frames would be below its sp */
+    /* a first stack, then one that keeps two frames of a parent it may not */
+    struct smp up = a; /* above its parent: the kept frames would be below its sp */
     up.sp = d.sp + 0x1000;
     up.nframes = 3;
-    stack(&h, &up, 1, 2, 0, 0, &d);
-    expect_error(&h, "kept frame below sp", "below its sp");
+    const struct {
+        const struct smp *first, *child;
+        uint32_t parent;
+        const char *what, *want;
+    } parents[] = {
+        {&a, &d, 3, "parent past the stacks", "parent stack 2"},
+        {&k0, &d, 1, "keeps more than the parent has", "keeps 2 frames and 0 candidates of a parent that has 0"},
+        {&d, &d, 0, "keeps without a parent", "but has no parent"},
+        {&d, &up, 1, "kept frame below sp", "below its sp"},
+    };
+    for (size_t i = 0; i < sizeof parents / sizeof parents[0]; i++) {
+        h.n = 0;
+        header(&h, SPROF_TRACE_VERSION);
+        stack(&h, parents[i].first, 0, 0, 0, 0, NULL);
+        stack(&h, parents[i].child, parents[i].parent, 2, 0, 0, parents[i].first);
+        expect_error(&h, parents[i].what, parents[i].want);
+    }
 
     free(b.p);
     free(b1.p);
