@@ -93,13 +93,13 @@ run_one() { # PROG CFG HZ ROUND
     case $cfg in
     bare)
         "$measure" "$work/m" -- "$exe" $a >/dev/null 2>&1 || { log "$p bare failed"; return; }
-        read -r _ tot <"$work/m"
+        read -r _ tot _ <"$work/m"
         echo "$r $tot $tot 0 0" >>"$work/raw/$p.bare.0" ;;
     sprof)
         rm -f "$t"
         "$measure" "$work/m" -- env SPROF_OUT="$t" SPROF_HZ="$hz" LD_PRELOAD="$lib/libsprof.so" "$exe" $a \
             >/dev/null 2>"$work/err" || { log "$p sprof@$hz failed: $(tail -1 "$work/err")"; return; }
-        read -r _ tot <"$work/m"
+        read -r _ tot _ <"$work/m"
         local own n
         own=$("$bin/sprof-trace" dump "$t" 2>/dev/null | sed -n 's/.* own_cpu_ns=\([0-9]*\).*/\1/p' | tail -1)
         n=$("$bin/sprof-trace" info "$t" 2>/dev/null | awk '/^samples:/ { print $2 }')
@@ -110,8 +110,8 @@ run_one() { # PROG CFG HZ ROUND
         [ -n "$perf_skip" ] && return
         "$measure" "$work/m" -- perf record -q -e cpu-clock -g -F "$hz" -o "$work/p.data" -- \
             "$measure" "$work/mi" -- "$exe" $a >/dev/null 2>"$work/err" || { log "$p perf@$hz failed: $(tail -1 "$work/err")"; return; }
-        read -r _ tot <"$work/m"
-        read -r _ inner <"$work/mi"
+        read -r _ tot _ <"$work/m"
+        read -r _ inner _ <"$work/mi"
         local n
         n=$(perf script -i "$work/p.data" -F tid 2>/dev/null | wc -l)
         echo "$r $tot $inner $n $((tot - inner))" >>"$work/raw/$p.perf.$hz"

@@ -1,8 +1,9 @@
 /* measure OUT -- CMD [ARGS...]
- * Runs CMD, waits for it, and writes "wall_ns cpu_ns" to OUT: wall time
- * from fork to reap, and user+system CPU of CMD and every descendant it
- * reaped (wait4 rusage), at microsecond resolution (/usr/bin/time only
- * prints centiseconds). CMD's stdout/stderr pass through. Exit status is
+ * Runs CMD, waits for it, and writes "wall_ns cpu_ns maxrss_kib" to OUT:
+ * wall time from fork to reap, user+system CPU of CMD and every descendant
+ * it reaped (wait4 rusage), at microsecond resolution (/usr/bin/time only
+ * prints centiseconds), and the largest resident set of CMD or any of
+ * those descendants (ru_maxrss). CMD's stdout/stderr pass through. Exit status is
  * CMD's (128+signal if it was killed). */
 #define _GNU_SOURCE
 #include <stdint.h>
@@ -47,7 +48,7 @@ int main(int argc, char **argv)
     int64_t cpu = ((int64_t)ru.ru_utime.tv_sec + ru.ru_stime.tv_sec) * 1000000000 +
                   ((int64_t)ru.ru_utime.tv_usec + ru.ru_stime.tv_usec) * 1000;
     FILE *f = fopen(argv[1], "w");
-    if (!f || fprintf(f, "%lld %lld\n", (long long)wall, (long long)cpu) < 0 || fclose(f) != 0) {
+    if (!f || fprintf(f, "%lld %lld %ld\n", (long long)wall, (long long)cpu, ru.ru_maxrss) < 0 || fclose(f) != 0) {
         fprintf(stderr, "%s: cannot write\n", argv[1]);
         return 1;
     }
