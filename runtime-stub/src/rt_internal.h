@@ -452,7 +452,6 @@ SPROF_HIDDEN int sprof_writer_start(void);
 SPROF_HIDDEN uint32_t sprof_thread_ring_bytes(void);
 /* spare_pool.c */
 SPROF_HIDDEN void sprof_spare_give(uint8_t *ring, uint32_t ring_cap, void *alt, size_t alt_len);
-SPROF_HIDDEN void sprof_spare_give_scratch(void *scratch, size_t len);
 SPROF_HIDDEN uint8_t *sprof_spare_take_ring(void);
 SPROF_HIDDEN void *sprof_spare_take_alt(void);
 SPROF_HIDDEN void *sprof_spare_take_scratch(void);

@@ -78,8 +78,6 @@ void sprof_spare_give(uint8_t *ring, uint32_t ring_cap, void *alt, size_t alt_le
     give(SPARE_ALT, alt, alt_len);
 }
 
-void sprof_spare_give_scratch(void *scratch, size_t len) { give(SPARE_SCRATCH, scratch, len); }
-
 uint8_t *sprof_spare_take_ring(void) { return take(SPARE_RING); }
 void *sprof_spare_take_alt(void) { return take(SPARE_ALT); }
 void *sprof_spare_take_scratch(void) { return take(SPARE_SCRATCH); }

@@ -40,7 +40,6 @@
 
 /* A stack in the arena: as in a SAMPLE record (its arrays follow). */
 struct stored {
-    uint64_t hash;
     uint64_t sp, pc, fp;
     uint32_t index, fp0_off;
     uint32_t nframes, ncand;
@@ -54,7 +53,6 @@ struct slot {
 };
 
 static struct slot *slots; /* STACK_SLOTS */
-static uint32_t *by_index; /* arena offset of each index */
 static uint8_t *arena;
 static uint32_t arena_used, nstacks;
 static int unavailable; /* the maps failed: samples are written whole */
@@ -140,17 +138,16 @@ static int ensure_maps(void)
 {
     if (slots) return 0;
     if (unavailable) return -1;
-    size_t sb = STACK_SLOTS * sizeof *slots, ib = STACK_SLOTS * sizeof *by_index;
-    void *s = mmap(NULL, sb + ib, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+    size_t sb = STACK_SLOTS * sizeof *slots;
+    void *s = mmap(NULL, sb, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
     void *a = mmap(NULL, ARENA_BYTES, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
     if (s == MAP_FAILED || a == MAP_FAILED) {
-        if (s != MAP_FAILED) munmap(s, sb + ib);
+        if (s != MAP_FAILED) munmap(s, sb);
         if (a != MAP_FAILED) munmap(a, ARENA_BYTES);
         unavailable = 1;
         return -1;
     }
     slots = s;
-    by_index = (uint32_t *)(void *)((uint8_t *)s + sb);
     arena = a;
     return 0;
 }
@@ -275,7 +272,6 @@ static int64_t stack_index(const struct sprof_rec_sample *s, const struct stored
     }
     struct stored *n = (struct stored *)(void *)(arena + arena_used);
     memset(n, 0, sizeof *n);
-    n->hash = h;
     n->sp = s->sp;
     n->pc = s->pc;
     n->fp = s->fp;
@@ -295,7 +291,7 @@ static int64_t stack_index(const struct sprof_rec_sample *s, const struct stored
     arena_used += size; /* a multiple of 8: the body is, and so is struct stored */
     slots[i].hash = h;
     slots[i].off = off1;
-    by_index[nstacks++] = off1;
+    nstacks++;
     memmove(recent + 1, recent, sizeof recent - sizeof recent[0]);
     recent[0] = off1;
     *k = n;
@@ -313,7 +309,7 @@ void sprof_compact_add(const struct sprof_rec_sample *s)
     }
     uint32_t ts = s->tid % TID_SLOTS;
     tid_last[ts].tid = s->tid;
-    tid_last[ts].off = by_index[index];
+    tid_last[ts].off = (uint32_t)((const uint8_t *)k - arena) + 1;
     if (batch_count && batch_len + SPROF_SAMPLES_ENTRY_MAX > BATCH_BYTES - 8) sprof_compact_close();
     if (!batch_count) {
         struct sprof_rec_samples *b = (struct sprof_rec_samples *)(void *)batch;

@@ -214,10 +214,7 @@ static void end_after_write_failure(uint64_t base, uint32_t done)
 {
     uint8_t tail[sizeof(struct sprof_rec_stats) + sizeof(struct sprof_rec_end)];
     uint32_t tail_len = failure_tail(tail);
-    uint64_t end = base + done, room_end = end;
-    struct rlimit rl;
-    if (getrlimit(RLIMIT_FSIZE, &rl) == 0 && rl.rlim_cur != RLIM_INFINITY && rl.rlim_cur < room_end)
-        room_end = rl.rlim_cur;
+    uint64_t end = base + done, room_end = room_under_fsize_limit(0, end); /* min(end, the limit) */
     uint64_t fits = room_end > tail_len ? room_end - tail_len : 0; /* the tail ends at or before room_end */
     static const uint32_t back[] = {0, 4096, 16384, 65536};
     uint64_t tried = UINT64_MAX;

@@ -17,7 +17,6 @@
 
 /* A STACK record with its parent's part added: arrays as in a SAMPLE. */
 struct decoded_stack {
-    size_t off; /* of the record */
     uint64_t sp, pc, fp;
     uint32_t fp0_off, nframes, ncand;
     const uint8_t *arrays;
@@ -250,10 +249,9 @@ static void view_arrays(sprof_sample_view *v, const uint8_t *q, uint32_t nframes
         if (sprof_varint_get(&q, end, &(v)) != 0) BAD("STACK body runs past the record");          \
     } while (0)
 
-/* The STACK record at p (size bytes) decoded and appended to t->decoded
- * (at t->seen == t->ndecoded, or replacing what a torn earlier pass left
- * there): its new frames and candidates from the varints, then its
- * parent's outermost ones at the same stack addresses. 0, or -1 (err). */
+/* The STACK record at p (size bytes) decoded and appended to t->decoded:
+ * its new frames and candidates from the varints, then its parent's
+ * outermost ones at the same stack addresses. 0, or -1 (err). */
 static int decode_stack(sprof_trace *t, const uint8_t *p, uint32_t size, char *err, size_t errlen)
 {
     const uint8_t *q = p + sizeof(struct sprof_rec_hdr), *end = p + size;
@@ -327,12 +325,10 @@ static int decode_stack(sprof_trace *t, const uint8_t *p, uint32_t size, char *e
     for (size_t i = 0; i < rest; i++)
         if (q[i]) BAD("STACK record's padding is not zero");
     if (par) { /* the parent's outer part: the same stack words, offsets from this sp */
-        const uint64_t *pret = (const uint64_t *)(const void *)par->arrays;
-        const uint32_t *pfp = (const uint32_t *)(const void *)(par->arrays + 8 * (size_t)par->nframes);
-        const uint32_t *pco = (const uint32_t *)(const void *)(par->arrays + 8 * (size_t)par->nframes +
-                                                               ((4 * (size_t)par->nframes + 7) & ~(size_t)7));
-        const uint64_t *pcv =
-            (const uint64_t *)(const void *)((const uint8_t *)pco + ((4 * (size_t)par->ncand + 7) & ~(size_t)7));
+        sprof_sample_view pv;
+        view_arrays(&pv, par->arrays, par->nframes, par->ncand);
+        const uint64_t *pret = pv.ret, *pcv = pv.cand_val;
+        const uint32_t *pfp = pv.fpoff, *pco = pv.cand_off;
         for (uint32_t i = 0; i < (uint32_t)r.keep_frames; i++) {
             uint32_t from = par->nframes - (uint32_t)r.keep_frames + i, y = pfp[from];
             uint64_t o = y == SPROF_FPOFF_UNKNOWN ? y : par->sp + y - r.sp;
@@ -349,18 +345,14 @@ static int decode_stack(sprof_trace *t, const uint8_t *p, uint32_t size, char *e
             cval[r.ncand + i] = pcv[from];
         }
     }
-    if (t->seen == t->ndecoded) {
-        if (t->ndecoded == t->cap_decoded) {
-            size_t cap = t->cap_decoded ? t->cap_decoded * 2 : 1024;
-            struct decoded_stack *v = realloc(t->decoded, cap * sizeof *v);
-            if (!v) BAD("out of memory for the stack table (%zu stacks)", t->ndecoded);
-            t->decoded = v;
-            t->cap_decoded = cap;
-        }
-        t->ndecoded++;
+    if (t->ndecoded == t->cap_decoded) {
+        size_t cap = t->cap_decoded ? t->cap_decoded * 2 : 1024;
+        struct decoded_stack *v = realloc(t->decoded, cap * sizeof *v);
+        if (!v) BAD("out of memory for the stack table (%zu stacks)", t->ndecoded);
+        t->decoded = v;
+        t->cap_decoded = cap;
     }
-    struct decoded_stack *d = &t->decoded[t->seen];
-    d->off = t->off;
+    struct decoded_stack *d = &t->decoded[t->ndecoded++];
     d->sp = r.sp;
     d->pc = r.pc;
     d->fp = r.fp;
@@ -516,8 +508,8 @@ int sprof_trace_next(sprof_trace *t, sprof_trace_record *rec, char *err, size_t 
             break;
         }
         case SPROF_REC_STACK: { /* format 2.0: kept for the SAMPLES after it */
-            if (t->seen == t->ndecoded || t->decoded[t->seen].off != t->off)
-                if (decode_stack(t, p, h.size, err, errlen) != 0) return -1;
+            /* a pass after a rewind meets the same records in the same order */
+            if (t->seen == t->ndecoded && decode_stack(t, p, h.size, err, errlen) != 0) return -1;
             if (t->nstacks == t->cap_stacks) {
                 size_t cap = t->cap_stacks ? t->cap_stacks * 2 : 1024;
                 uint32_t *v = realloc(t->stacks, cap * sizeof *v);
