@@ -107,6 +107,12 @@ int sprof_config_load(struct sprof_config *c)
         else if (!strcmp(kernel, "off") || !strcmp(kernel, "0")) c->kernel = SPROF_KERNEL_OFF;
         else if (strcmp(kernel, "auto") != 0) sprof_warn("SPROF_KERNEL=%s unknown (auto|perf|tick|off); using auto", kernel);
     }
+    const char *pacer = secure_getenv("SPROF_PACER");
+    c->pacer_remote = 0;
+    if (pacer && *pacer) {
+        if (!strcmp(pacer, "remote")) c->pacer_remote = 1;
+        else if (strcmp(pacer, "local") != 0) sprof_warn("SPROF_PACER=%s unknown (local|remote); using local", pacer);
+    }
     sprof_control_config(c);
     sprof_rotate_config(c);
     c->enabled = 1;

@@ -130,7 +130,7 @@ static struct sprof_site *site_slot(struct sprof_thread *t, uint64_t pc)
     return &t->sites[(pc ^ (pc >> 7) ^ (pc >> 15)) & (SPROF_SITES - 1)];
 }
 
-void sprof_site_owe(struct sprof_thread *t, uint64_t pc, uint64_t ns)
+void sprof_site_owe(struct sprof_thread *t, uint64_t pc, uint64_t ns, uint32_t flags)
 {
     if (!pc) {
         t->site_pool_ns += ns;
@@ -143,6 +143,7 @@ void sprof_site_owe(struct sprof_thread *t, uint64_t pc, uint64_t ns)
         s->owed_ns = 0;
     }
     s->owed_ns += ns;
+    s->flags = flags;
 }
 
 uint64_t sprof_site_take(struct sprof_thread *t, uint64_t pc, uint64_t most)
@@ -151,6 +152,16 @@ uint64_t sprof_site_take(struct sprof_thread *t, uint64_t pc, uint64_t most)
     uint64_t *from = pc && s->pc == pc ? &s->owed_ns : &t->site_pool_ns;
     uint64_t take = *from < most ? *from : most;
     *from -= take;
+    return take;
+}
+
+uint64_t sprof_site_take_exact(struct sprof_thread *t, uint64_t pc, uint64_t most, uint32_t *flags)
+{
+    struct sprof_site *s = site_slot(t, pc);
+    if (!pc || s->pc != pc) return 0;
+    uint64_t take = s->owed_ns < most ? s->owed_ns : most;
+    s->owed_ns -= take;
+    *flags = s->flags;
     return take;
 }
 
@@ -218,6 +229,10 @@ uint32_t sprof_ktick_classify(struct sprof_thread *t, uint64_t pc, uint64_t rcx,
     uint64_t w = (uint64_t)((double)dcpu * (double)ds / (double)(du + ds));
     uint32_t flags;
     int nr = sprof_syscall_return(pc, rcx, 1);
+    /* cpuclock, the pacer's signals landing where the thread stopped
+     * (sampler_thread.c): they sample system calls at the asked rate */
+    int local = g_sprof.mech == SPROF_MECH_CPUCLOCK_PACED && t->local_landings;
+    if (nr >= -1 && local) return 0;
     if (nr >= -1) {
         flags = sprof_syscall_flags(nr);
     } else {
@@ -232,7 +247,11 @@ uint32_t sprof_ktick_classify(struct sprof_thread *t, uint64_t pc, uint64_t rcx,
     if (!w) return 0;
     *weight = w;
     /* cpuclock: the pacer's landings owe it (signal_sampler.c): a system
-     * call's to the thread's pool, a fault's to its pc */
-    if (g_sprof.mech == SPROF_MECH_CPUCLOCK_PACED) sprof_site_owe(t, (flags & SPROF_SAMPLE_SYSCALL) ? 0 : pc, w);
+     * call's to the thread's pool, a fault's to its pc. Where they land
+     * where the thread stopped, they sample faults too (as user time at the
+     * faulting instruction): the tick only says how much of what they find
+     * at that pc was the kernel's, and records nothing itself. */
+    if (g_sprof.mech == SPROF_MECH_CPUCLOCK_PACED) sprof_site_owe(t, (flags & SPROF_SAMPLE_SYSCALL) ? 0 : pc, w, flags);
+    if (local) return 0;
     return flags | SPROF_SAMPLE_KERNEL_TICK;
 }

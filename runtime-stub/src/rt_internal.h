@@ -38,6 +38,12 @@
  * signal's own handler, delivery and return (kernel_sampler.c,
  * signal_sampler.c) */
 #define SPROF_OWN_SIGNAL_NS 30000ull
+/* cpuclock: a pacer wake this much later than its timer (10-20 us here)
+ * did not stop the thread at the timer's interrupt (sampler_thread.c) */
+#define SPROF_PACER_LATE_NS 30000ull
+/* ... and one whose thread ran less than the pacer slept, by more than this
+ * (and 1/64 of the sleep), was stopped by something else */
+#define SPROF_PACER_RAN_SLACK_NS 8000ull
 #define SPROF_RING_BYTES (256u * 1024u) /* per-thread sample ring at the lowest rates, power of two */
 #define SPROF_CAND_WINDOW 2048u          /* bytes above sp always scanned for candidates */
 #define SPROF_SCAN_MAX (96u * 1024u)     /* and up to the chain's outermost record, at most this far */
@@ -69,6 +75,7 @@ struct sprof_config {
     int overwrite;
     uint32_t perf_stack;  /* SPROF_PERF_STACK: bytes of user stack per perf_event sample */
     int kernel;           /* SPROF_KERNEL: enum sprof_kernel_choice */
+    int pacer_remote;     /* SPROF_PACER=remote: the cpuclock pacer signals from any CPU (before 2.1) */
     int quiet;            /* SPROF_QUIET=1: no line on stderr at exit */
     char pattern[4096]; /* SPROF_OUT before %p expansion (fork children re-expand) */
     /* recording control (record_control.c, docs/runtime.md "Start, stop, windows") */
@@ -128,11 +135,21 @@ struct sprof_thread {
     _Atomic uint64_t wait_ns;    /* wall_perf: runnable-but-waiting time, added to the next on-CPU sample */
     uint64_t look_cpu_ns;        /* wall_perf sampler: thread CPU at its previous look */
     uint64_t pacer_next_cpu_ns;  /* pacer: thread CPU at which the next signal is due */
+    uint64_t pacer_stratum_ns;   /* pacer: start of the period that due point is drawn in */
+    uint64_t pacer_look_cpu_ns;  /* pacer: the thread's CPU at its previous pass */
+    uint64_t pacer_rate;         /* pacer: its CPU per pass, smoothed (which thread the pacer follows) */
     _Atomic uint64_t pacer_faults; /* pacer: the thread's page faults when it decided to signal */
+    /* pacer -> handler: the signal in flight was sent from the thread's own
+     * CPU, after a timer interrupt there stopped the thread (sampler_thread.c):
+     * it lands exactly where the thread stopped */
+    _Atomic int pacer_local;
+    _Atomic uint64_t pacer_sent_cpu_ns; /* pacer: the thread's CPU when it sent that signal */
+    int local_landings; /* handler: the last pacer landing was such (kernel_sampler.c leaves system calls to them) */
     /* handler, cpuclock + tick: kernel time the tick sampler recorded per
      * return pc, owed by the pacer's landings there (kernel_sampler.c) */
     struct sprof_site {
         uint64_t pc, owed_ns;
+        uint32_t flags; /* what the tick found there: KERNEL, PAGE_FAULT */
     } sites[SPROF_SITES];
     uint64_t site_pool_ns;
     uint64_t pacer_carry_ns; /* handler: CPU of pacer signals that landed at a system-call return */
@@ -244,6 +261,7 @@ struct sprof_globals {
      * the sampler pass that could have seen it has ended. The sampler bumps
      * the epoch after each pass; a slot remembers the epoch it was freed in. */
     _Atomic uint64_t sampler_epoch;
+    _Atomic int pacer_local_ok; /* the cpuclock pacer signals from each thread's own CPU (sampler_thread.c) */
     _Atomic uint32_t pacer_kick; /* futex word: a handler asked the pacer for a retry (pacer_retry) */
     _Atomic int sampler_active;
     uint32_t sig_mech_flags;
@@ -392,7 +410,9 @@ SPROF_HIDDEN int sprof_syscall_return(uint64_t pc, uint64_t rcx, int live);
 SPROF_HIDDEN uint32_t sprof_syscall_flags(int nr); /* KERNEL|SYSCALL|number for nr >= -1; 0 for -2 */
 SPROF_HIDDEN int sprof_ktick_thread_start(struct sprof_thread *t);
 SPROF_HIDDEN void sprof_ktick_thread_stop(struct sprof_thread *t);
-SPROF_HIDDEN void sprof_site_owe(struct sprof_thread *t, uint64_t pc, uint64_t ns);
+SPROF_HIDDEN void sprof_site_owe(struct sprof_thread *t, uint64_t pc, uint64_t ns, uint32_t flags);
+/* the kernel time owed at exactly pc (not the pool), at most `most`; *flags = what it was */
+SPROF_HIDDEN uint64_t sprof_site_take_exact(struct sprof_thread *t, uint64_t pc, uint64_t most, uint32_t *flags);
 SPROF_HIDDEN uint64_t sprof_site_take(struct sprof_thread *t, uint64_t pc, uint64_t most);
 SPROF_HIDDEN uint32_t sprof_ktick_classify(struct sprof_thread *t, uint64_t pc, uint64_t rcx, uint64_t *weight,
                                            int *user_mode);

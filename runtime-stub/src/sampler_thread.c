@@ -24,6 +24,7 @@
 #include <unistd.h>
 
 #include "rt_internal.h"
+#include "pacer_local.h"
 
 static _Atomic int sampler_run;
 
@@ -56,16 +57,18 @@ static void sleep_until(uint64_t t)
 }
 
 /* cpuclock: sleep until t (CLOCK_MONOTONIC) or until a handler asks for a
- * retry (pacer_kick, signal_sampler.c), whichever comes first. */
-static void sleep_until_kicked(uint64_t t)
+ * retry (pacer_kick, signal_sampler.c), whichever comes first. Returns 1
+ * if woken by a retry request, 0 if by the timer. */
+static int sleep_until_kicked(uint64_t t)
 {
     struct timespec ts = {(time_t)(t / 1000000000ull), (long)(t % 1000000000ull)};
     while (!atomic_exchange_explicit(&g_sprof.pacer_kick, 0, memory_order_acquire)) {
         /* FUTEX_WAIT_BITSET: an absolute CLOCK_MONOTONIC deadline */
         long rc = syscall(SYS_futex, &g_sprof.pacer_kick, FUTEX_WAIT_BITSET_PRIVATE, 0, &ts, NULL,
                           FUTEX_BITSET_MATCH_ANY);
-        if (rc != 0 && errno == ETIMEDOUT) return;
+        if (rc != 0 && errno == ETIMEDOUT) return 0;
     }
+    return 1;
 }
 
 /* Recording paused (record_control.c): signal nobody, sample nothing,
@@ -86,8 +89,9 @@ static int open_task_file(uint32_t tid, const char *what)
 }
 
 /* Running state of a thread from /proc/self/task/TID/stat: 'R', 'S', 'D',
- * ...; *faults = its minor + major page faults so far (fields 10 and 12). */
-static char thread_state(struct proc_fds *p, uint64_t *faults)
+ * ...; *faults = its minor + major page faults so far (fields 10 and 12),
+ * *cpu = the CPU it last ran on or waits for (field 39), -1 if unknown. */
+static char thread_state(struct proc_fds *p, uint64_t *faults, int *cpu)
 {
     char buf[512];
     ssize_t n = pread(sprof_fd_load(&p->stat_fd), buf, sizeof buf - 1, 0);
@@ -105,6 +109,15 @@ static char thread_state(struct proc_fds *p, uint64_t *faults)
             while (*q == ' ') q++;
         }
         *faults = v[10 - 4] + v[12 - 4];
+    }
+    if (cpu) {
+        *cpu = -1;
+        const char *q = rp + 2;
+        for (int f = 3; f < 39 && *q; f++) {
+            while (*q && *q != ' ') q++;
+            while (*q == ' ') q++;
+        }
+        if (*q >= '0' && *q <= '9') *cpu = (int)strtol(q, NULL, 10);
     }
     return rp[2];
 }
@@ -142,9 +155,20 @@ static void pace_cpuclock(void)
 {
     const uint64_t period = g_sprof.period_ns;
     const uint64_t max_debt = 10 * period > 20000000ull ? 10 * period : 20000000ull;
-    uint64_t now = sprof_now_ns(CLOCK_MONOTONIC);
+    /* local pacing's shortest sleep: long enough for the thread to run on */
+    const uint64_t settle = period / 16 < 20000 ? 20000 : period / 16 > 200000 ? 200000 : period / 16;
+    struct sprof_pacer_place pl = {.ok = !g_sprof.cfg.pacer_remote, .here = -1, .settled = 0, .home = -1};
+    uint64_t rng = sprof_now_ns(CLOCK_MONOTONIC) | 1;
+    atomic_store(&g_sprof.pacer_local_ok, pl.ok);
+    if (pl.ok) sprof_pacer_short_slice();
+    uint64_t now = sprof_now_ns(CLOCK_MONOTONIC), slept = 0;
     while (atomic_load(&sampler_run)) {
-        if (paused_pass()) continue;
+        if (paused_pass()) {
+            pl.settled = 0;
+            continue;
+        }
+        int move_to = -1, home = -1;
+        uint64_t home_rate = 0;
         uint64_t min_left = 10 * 1000000ull; /* re-check for new threads at least every 10 ms */
         for (int i = 0, hi = sprof_slots_hi(); i < hi; i++) {
             struct sprof_thread *t = &g_sprof.threads[i];
@@ -153,13 +177,16 @@ static void pace_cpuclock(void)
             if (!p) continue;
             uint64_t cpu;
             if (sprof_clock_ns(t->cpuclock, &cpu) != 0) continue;
-            /* first due point: one period of CPU after registration */
-            if (t->pacer_next_cpu_ns == 0) t->pacer_next_cpu_ns = t->cpu_start_ns + period;
+            /* first due point: within the first period of CPU after registration */
+            if (t->pacer_next_cpu_ns == 0) {
+                t->pacer_stratum_ns = t->cpu_start_ns;
+                t->pacer_next_cpu_ns = t->pacer_stratum_ns + sprof_pacer_jitter(&rng, period);
+            }
             /* A due point is consumed only by a signal actually sent: one
              * still in flight (the thread was not scheduled yet) keeps the
-             * debt, paid by a later wake (period/4 to period/2 later). More
-             * than max(10 periods, 20 ms) behind: forgive rather than burst
-             * (the weights carry the CPU time either way). */
+             * debt, paid by a later wake. More than max(10 periods, 20 ms)
+             * behind: forgive rather than burst (the weights carry the CPU
+             * time either way). */
             /* Only a running (or runnable) thread is signalled: one that ran
              * its period and then blocked would take the sample in its wait
              * (pthread_cond_wait...) and charge that CPU there; it is
@@ -168,29 +195,86 @@ static void pace_cpuclock(void)
              * signal_sampler.c) is sent at once and consumes no due point. */
             uint64_t faults = 0;
             int due = cpu >= t->pacer_next_cpu_ns, retry = atomic_load_explicit(&t->pacer_retry, memory_order_relaxed);
-            if ((due || retry) && !atomic_load(&t->pending) &&
-                (sprof_fd_load(&p->stat_fd) < 0 || thread_state(p, &faults) == 'R') && !atomic_exchange(&t->pending, 1)) {
+            int tcpu = -1, local = 0, send = (due || retry) && !atomic_load(&t->pending) &&
+                                             (sprof_fd_load(&p->stat_fd) < 0 || thread_state(p, &faults, &tcpu) == 'R');
+            /* Stopped by our timer: it ran all the time we slept (less a
+             * few us: the pacer's own way into its sleep). One that another
+             * thread of the program had preempted, or that had blocked and
+             * woke, stopped somewhere else (a new thread preempts its
+             * creator at clone3's return): no draw. Measured: a thread
+             * starting threads put 17 % of its CPU at pthread_create's
+             * signal unblocking, whose truth is 6.5 %, with a quarter of
+             * the sleep allowed. */
+            int ran_on = cpu + SPROF_PACER_RAN_SLACK_NS + slept / 64 >= t->pacer_look_cpu_ns + slept;
+            uint64_t prev_look = t->pacer_look_cpu_ns ? t->pacer_look_cpu_ns : cpu;
+            t->pacer_look_cpu_ns = cpu;
+            if (send && pl.ok && tcpu >= 0) {
+                /* On its CPU: signal it once our timer stopped it. The thread
+                 * the pacer follows, elsewhere: go there. Others elsewhere:
+                 * signal them from here (remote, as before 2.1). */
+                local = tcpu == pl.here && pl.settled && ran_on;
+                if (tcpu == pl.here) {
+                    send = local; /* else wait for our timer to stop it */
+                } else if (i == pl.home) {
+                    if (move_to < 0) move_to = tcpu;
+                    send = 0;
+                } /* else: signalled from here, landing late (signal_sampler.c's pacer_weight) */
+            }
+            if (send && !atomic_exchange(&t->pending, 1)) {
                 /* the handler tells from these whether the thread entered
                  * the kernel between this decision and the signal's arrival */
                 atomic_store_explicit(&t->pacer_faults, faults, memory_order_relaxed);
+                atomic_store_explicit(&t->pacer_local, local, memory_order_relaxed);
+                atomic_store_explicit(&t->pacer_sent_cpu_ns, cpu, memory_order_relaxed);
                 atomic_store_explicit(&t->pacer_retry, 0, memory_order_relaxed);
                 if (tgkill_tid(t->tid, g_sprof.sig) == 0) {
-                    if (due) t->pacer_next_cpu_ns += period;
-                    if (cpu > t->pacer_next_cpu_ns + max_debt) t->pacer_next_cpu_ns = cpu + period;
+                    if (due) t->pacer_stratum_ns += period;
+                    if (cpu > t->pacer_stratum_ns + max_debt) t->pacer_stratum_ns = cpu;
+                    if (due) t->pacer_next_cpu_ns = t->pacer_stratum_ns + sprof_pacer_jitter(&rng, period);
                 } else {
                     atomic_store(&t->pending, 0);
                 }
             }
+            /* A draw not taken at its due point (the pacer was elsewhere,
+             * the thread blocked or was stopped by something else) is
+             * taken at a fresh random point within the next period, never
+             * "as soon as possible": that is a fixed few us after whatever
+             * made it possible (a thread that joins its child and starts
+             * the next had 18 % of its samples in pthread_create, whose
+             * truth is 6.5 %). The debt is kept: the stratum still counts
+             * the periods owed. */
+            if (pl.ok && t->pacer_next_cpu_ns <= cpu) t->pacer_next_cpu_ns = cpu + sprof_pacer_jitter(&rng, period);
             uint64_t left = t->pacer_next_cpu_ns > cpu ? t->pacer_next_cpu_ns - cpu : 0;
             /* signal still in flight: nothing to do until the thread runs its
-             * handler; do not spin on it (a preempted thread can take ms) */
-            if (atomic_load(&t->pending) && left < period / 2) left = period / 2;
+             * handler; do not spin on it (a preempted thread can take ms).
+             * Local pacing: the thread takes it as soon as the pacer sleeps,
+             * and the next wake must be the due point itself: a fixed
+             * half period after each draw was drawn in step with a program
+             * that repeats every 165 us (pthread_create's window sampled
+             * at 3x its truth). */
+            if (atomic_load(&t->pending) && left < (pl.ok ? settle : period / 2)) left = pl.ok ? settle : period / 2;
             if (left < min_left) min_left = left;
+            /* the thread that ran most lately is the one the pacer follows */
+            t->pacer_rate = t->pacer_rate - t->pacer_rate / 8 + (cpu - prev_look) / 8;
+            if (t->pacer_rate > home_rate) {
+                home_rate = t->pacer_rate;
+                home = i;
+            }
         }
+        pl.home = home;
         note_own_cpu(atomic_fetch_add_explicit(&g_sprof.sampler_epoch, 1, memory_order_release)); /* pass over */
-        if (min_left < period / 4) min_left = period / 4;
+        if (min_left < (pl.ok ? settle : period / 4)) min_left = pl.ok ? settle : period / 4;
+        if (move_to >= 0) sprof_pacer_move(&pl, move_to);
         now = sprof_now_ns(CLOCK_MONOTONIC);
-        sleep_until_kicked(now + min_left);
+        int kicked = sleep_until_kicked(now + min_left);
+        uint64_t woke = sprof_now_ns(CLOCK_MONOTONIC);
+        uint64_t late = woke > now + min_left ? woke - (now + min_left) : 0;
+        slept = woke - now - late;
+        /* A retry request's wake may stop a thread anywhere (in its
+         * handler); a wake much later than the timer (here 10-20 us) did
+         * not preempt at once, and the thread ran on to a later scheduling
+         * point, which system calls are: neither is a draw. */
+        pl.settled = pl.ok && !kicked && late < SPROF_PACER_LATE_NS && sched_getcpu() == pl.here;
     }
 }
 
@@ -264,7 +348,7 @@ static void pace_wall(void)
             int active = atomic_load_explicit(&t->state, memory_order_acquire) == SLOT_ACTIVE;
             struct proc_fds *p = proc_fds_for(i, t, active);
             if (!p) continue;
-            char st = sprof_fd_load(&p->stat_fd) >= 0 ? thread_state(p, NULL) : 'R';
+            char st = sprof_fd_load(&p->stat_fd) >= 0 ? thread_state(p, NULL, NULL) : 'R';
             if (g_sprof.mech == SPROF_MECH_WALL_PERF) {
                 /* Runnable time the task clock did not see (waiting for a CPU)
                  * goes to the thread's next on-CPU sample, as a late signal's

@@ -83,6 +83,45 @@ static uint64_t pacer_weight(struct sprof_thread *t, uint64_t pc, uint64_t rcx, 
     return w;
 }
 
+/* cpuclock + tick, a signal the pacer sent from the thread's own CPU while
+ * a timer interrupt there had stopped the thread (sampler_thread.c): it
+ * lands exactly where the thread stopped, as a perf_event sample would.
+ * At a system-call return the thread stopped in that call: a KERNEL sample
+ * of it, at the asked rate. Anywhere else it stopped in user mode, or in a
+ * page fault or interrupt that returns to that pc: the kernel time the tick
+ * sampler found at this pc is owed by such landings, and is split off as a
+ * KERNEL sample of its own (*label_ns, *label_flags) at the same stack.
+ * Returns the weight of the landing's own sample. */
+static uint64_t local_weight(struct sprof_thread *t, uint64_t pc, uint64_t rcx, uint64_t period_cpu,
+                             uint32_t *flags, uint64_t *label_ns, uint32_t *label_flags)
+{
+    int nr = sprof_syscall_return(pc, rcx, 1);
+    if (nr >= -1) {
+        *flags |= sprof_syscall_flags(nr);
+        return period_cpu;
+    }
+    uint32_t kf = 0;
+    uint64_t take = sprof_site_take_exact(t, pc, period_cpu, &kf);
+    if (take) {
+        /* one draw: counted once, by the landing's own sample, or by the
+         * kernel's part when it takes all (PARTIAL counts a share) */
+        *label_ns = take;
+        *label_flags = (kf & SPROF_SAMPLE_PAGE_FAULT) | SPROF_SAMPLE_KERNEL | (take < period_cpu ? SPROF_SAMPLE_PARTIAL : 0);
+    }
+    return period_cpu - take;
+}
+
+static void emit_record(struct sprof_thread *t, const void *rec, uint32_t size)
+{
+    void *dst = sprof_ring_reserve(&t->ring, size);
+    if (!dst) {
+        atomic_fetch_add_explicit(&t->dropped, 1, memory_order_relaxed);
+        return;
+    }
+    memcpy(dst, rec, size);
+    sprof_ring_commit(&t->ring, size);
+}
+
 /* A system-call landing whose chain gives no call path (pacer_carry.c):
  * its CPU goes to the thread's next kept landing, asked for at once. */
 static void pacer_carry(struct sprof_thread *t, uint64_t period_cpu)
@@ -107,13 +146,14 @@ static void on_prof_signal(int sig, siginfo_t *si, void *uc)
     (void)sig;
     int saved_errno = errno;
     struct sprof_thread *t = sprof_self;
+    /* the tick kernel sampler's timer shares the signal (kernel_sampler.c) */
+    int ktick = si && si->si_code == SI_TIMER && si->si_value.sival_int == SPROF_KTICK_COOKIE;
     if (!t) {
         atomic_fetch_add_explicit(&g_sprof.unregistered_signals, 1, memory_order_relaxed);
         goto out;
     }
-    /* the tick kernel sampler's timer shares the signal (kernel_sampler.c) */
-    int ktick = si && si->si_code == SI_TIMER && si->si_value.sival_int == SPROF_KTICK_COOKIE;
-    if (!ktick) atomic_store_explicit(&t->pending, 0, memory_order_relaxed);
+    int local = 0;
+    if (!ktick) local = atomic_exchange_explicit(&t->pacer_local, 0, memory_order_relaxed);
     if (!atomic_load_explicit(&g_sprof.running, memory_order_relaxed) || sprof_control_paused()) goto out;
     /* sprof's set-up: its CPU is taken off the marks when the start is done */
     if (atomic_load_explicit(&g_sprof.start_done_ns, memory_order_relaxed) == UINT64_MAX) goto out;
@@ -124,8 +164,8 @@ static void on_prof_signal(int sig, siginfo_t *si, void *uc)
     uint64_t pc, sp, fp;
     sprof_regs_from_ucontext(uc, &pc, &sp, &fp);
     uint64_t rcx = sprof_syscall_reg_from_ucontext(uc);
-    uint32_t kflags = 0;
-    uint64_t kweight = 0;
+    uint32_t kflags = 0, label_flags = 0;
+    uint64_t kweight = 0, label_ns = 0;
     int tick_user = 0, syscall_landing = 0;
     if (ktick) {
         kflags = sprof_ktick_classify(t, pc, rcx, &kweight, &tick_user);
@@ -159,11 +199,21 @@ static void on_prof_signal(int sig, siginfo_t *si, void *uc)
         /* only running threads are signalled: off-CPU samples come from the sampler thread */
     } else {
         uint64_t cpu = sprof_now_ns(CLOCK_THREAD_CPUTIME_ID);
+        /* A local signal that the thread took only after running on (it
+         * had the signal blocked: pthread_create's clone window; or the
+         * stop was not the pacer's) did not land where it stopped. */
+        if (local && cpu > atomic_load_explicit(&t->pacer_sent_cpu_ns, memory_order_relaxed) + SPROF_PACER_LATE_NS)
+            local = 0;
         rec->weight_ns = cpu > t->last_cpu_ns ? cpu - t->last_cpu_ns : 0;
         t->last_cpu_ns = cpu;
         t->pacer_pc = pc;
-        if (g_sprof.ksample == SPROF_KSAMPLE_TICK)
-            rec->weight_ns = pacer_weight(t, pc, rcx, rec->weight_ns, &rec->flags, &syscall_landing);
+        if (g_sprof.ksample == SPROF_KSAMPLE_TICK) {
+            t->local_landings = local;
+            if (local)
+                rec->weight_ns = local_weight(t, pc, rcx, rec->weight_ns, &rec->flags, &label_ns, &label_flags);
+            else
+                rec->weight_ns = pacer_weight(t, pc, rcx, rec->weight_ns, &rec->flags, &syscall_landing);
+        }
     }
     rec->tid = t->tid;
     rec->time_ns = now;
@@ -213,14 +263,17 @@ static void on_prof_signal(int sig, siginfo_t *si, void *uc)
     }
     if (rec->flags & SPROF_SAMPLE_OFF_STACK)
         size = sprof_add_interrupted_stack(rec, t->scratch_cap, &m, t->stack_lo, t->stack_hi, g_sprof.cfg.max_depth);
-    void *dst = sprof_ring_reserve(&t->ring, size);
-    if (!dst) {
-        atomic_fetch_add_explicit(&t->dropped, 1, memory_order_relaxed);
-        goto out;
+    if (rec->weight_ns || !label_ns) emit_record(t, rec, size);
+    if (label_ns) { /* the kernel's part of a local landing, at the same stack */
+        rec->flags |= label_flags;
+        rec->weight_ns = label_ns;
+        emit_record(t, rec, size);
     }
-    memcpy(dst, rec, size);
-    sprof_ring_commit(&t->ring, size);
 out:
+    /* The pacer may signal again only now: a signal sent while this
+     * handler runs would land where it interrupted, once more (a second
+     * draw at every pc in proportion to the walk's length there) */
+    if (t && !ktick) atomic_store_explicit(&t->pending, 0, memory_order_release);
     errno = saved_errno;
 }
 

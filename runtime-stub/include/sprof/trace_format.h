@@ -152,6 +152,10 @@ enum sprof_kernel_sampling {
                              * kernel-mode samples come at most kernel_hz per CPU second, each
                              * weighted by the thread's CPU since the last, in the proportion
                              * the kernel's ticks charged to system time */
+    SPROF_KSAMPLE_PACER = 3, /* (2.1) cpuclock: the pacer signals each thread from the thread's own
+                              * CPU, so its samples land where a timer interrupt stopped the thread,
+                              * in kernel mode too: every sample at the asked rate (the tick only
+                              * says how much of a landing at a faulting pc was the kernel's) */
 };
 
 #define SPROF_FPOFF_UNKNOWN 0xffffffffu

@@ -22,6 +22,7 @@ const char *sprof_kernel_sampling_name(uint32_t how)
     case SPROF_KSAMPLE_NONE: return "none";
     case SPROF_KSAMPLE_PERF: return "perf_event";
     case SPROF_KSAMPLE_TICK: return "tick";
+    case SPROF_KSAMPLE_PACER: return "pacer";
     default: return "unknown";
     }
 }
