@@ -309,6 +309,27 @@ static void check_warnings(void)
     a.user_cpu_ns = a.system_cpu_ns = 0; /* a 1.0 trace: not known */
     CHECK(!fires(&a, SPROF_WARN_KERNEL_UNSAMPLED, msg, sizeof msg), "1.0 trace kernel-warned: %s", msg);
 
+    /* (d) kernel time drawn at the tick only, 40 % system */
+    a = good_recording();
+    a.kernel_sampling = SPROF_KSAMPLE_TICK;
+    a.kernel_hz = 250;
+    a.user_cpu_ns = 600 * MS;
+    a.system_cpu_ns = 400 * MS;
+    CHECK(fires(&a, SPROF_WARN_KERNEL_TICK, msg, sizeof msg) && strstr(msg, "t.trace: kernel time (40.0%") &&
+              strstr(msg, "250 per kernel CPU second, not the 1000 asked") && strstr(msg, "3.1 pp") &&
+              strstr(msg, "SPROF_TIMER=cpuclock"),
+          "tick kernel warning: %s", msg);
+    a.system_cpu_ns = 80 * MS;
+    a.user_cpu_ns = 920 * MS;
+    CHECK(!fires(&a, SPROF_WARN_KERNEL_TICK, msg, sizeof msg), "8%% system tick-warned: %s", msg);
+    a.system_cpu_ns = 400 * MS;
+    a.user_cpu_ns = 600 * MS;
+    a.kernel_sampling = SPROF_KSAMPLE_PACER;
+    CHECK(!fires(&a, SPROF_WARN_KERNEL_TICK, msg, sizeof msg), "pacer tick-warned: %s", msg);
+    a.kernel_sampling = SPROF_KSAMPLE_TICK;
+    a.kernel_hz = 1000;
+    CHECK(!fires(&a, SPROF_WARN_KERNEL_TICK, msg, sizeof msg), "1000 Hz tick warned: %s", msg);
+
     /* no STATS at all (killed early): nothing to tell */
     a = good_recording();
     a.have_stats = 0;

@@ -20,11 +20,13 @@ extern "C" {
 #define SPROF_WARN_MIN_COVERAGE 0.95   /* weights / threads' CPU */
 #define SPROF_WARN_MIN_RATE 0.90       /* delivered / asked samples per CPU second */
 #define SPROF_WARN_MAX_UNSAMPLED_SYS 0.05 /* system CPU share when kernel time is not sampled */
+#define SPROF_WARN_MAX_TICK_SYS 0.10     /* system CPU share drawn at the tick rate only */
 
 enum sprof_accounting_warning {
     SPROF_WARN_COVERAGE = 0,     /* the samples' weights cover < 95 % of the threads' CPU */
     SPROF_WARN_RATE = 1,         /* delivered < 90 % of the samples asked (cpu mode) */
     SPROF_WARN_KERNEL_UNSAMPLED = 2, /* kernel time not sampled while system CPU > 5 % */
+    SPROF_WARN_KERNEL_TICK = 3,  /* kernel time drawn at the kernel's tick, below the asked rate, while system CPU > 10 % */
     SPROF_WARN_COUNT
 };
 

@@ -3,6 +3,7 @@
  * came at a lower rate than asked, or hide kernel time in user frames. */
 #include "sprof/accounting.h"
 
+#include <math.h>
 #include <stdio.h>
 
 #include "sprof/trace_format.h"
@@ -120,6 +121,28 @@ static int kernel_unsampled(const sprof_trace_accounting *a, char *buf, size_t b
     return 1;
 }
 
+/* Kernel time drawn by the tick sampler only: at most the kernel's tick
+ * rate, each sample standing for a whole tick, so kernel shares are
+ * noisier than user ones by sqrt(hz / tick). Said when it is a visible
+ * share; the cpuclock fallback's local pacing draws it at the asked rate. */
+static int kernel_tick(const sprof_trace_accounting *a, char *buf, size_t buflen)
+{
+    uint64_t cpu = sprof_accounting_cpu_ns(a);
+    if (a->mode != SPROF_MODE_CPU || !a->have_stats || a->kernel_sampling != SPROF_KSAMPLE_TICK || !a->kernel_hz ||
+        a->kernel_hz >= a->hz || cpu == 0 || a->system_cpu_ns > cpu ||
+        (double)a->system_cpu_ns <= SPROF_WARN_MAX_TICK_SYS * (double)cpu)
+        return 0;
+    double share = (double)a->system_cpu_ns / (double)cpu;
+    double n = (double)a->kernel_hz * secs(cpu);
+    snprintf(buf, buflen,
+             "%s: kernel time (%.1f%% of the profiled threads' CPU) was drawn at the kernel's tick, %u per "
+             "kernel CPU second, not the %u asked: its shares are noisier than the user ones (about %.1f pp "
+             "for the kernel's whole share, 1 sigma); SPROF_TIMER=cpuclock draws it at the asked rate "
+             "(perf_event would with perf_event_paranoid <= 1 or CAP_PERFMON)",
+             a->path, 100.0 * share, a->kernel_hz, a->hz, n > 0 ? 100.0 * sqrt(share * (1.0 - share) / n) : 0.0);
+    return 1;
+}
+
 int sprof_accounting_warning(const sprof_trace_accounting *a, enum sprof_accounting_warning which,
                              char *buf, size_t buflen)
 {
@@ -129,6 +152,7 @@ int sprof_accounting_warning(const sprof_trace_accounting *a, enum sprof_account
     case SPROF_WARN_COVERAGE: return coverage(a, buf, buflen);
     case SPROF_WARN_RATE: return rate(a, buf, buflen);
     case SPROF_WARN_KERNEL_UNSAMPLED: return kernel_unsampled(a, buf, buflen);
+    case SPROF_WARN_KERNEL_TICK: return kernel_tick(a, buf, buflen);
     default: return 0;
     }
 }
