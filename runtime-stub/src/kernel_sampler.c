@@ -242,6 +242,14 @@ uint32_t sprof_ktick_classify(struct sprof_thread *t, uint64_t pc, uint64_t rcx,
          * that is sprof's, not the program's, and is left out. */
         if (g_sprof.mech == SPROF_MECH_CPUCLOCK_PACED && cpu - t->last_cpu_ns < SPROF_OWN_SIGNAL_NS && !faulted)
             return 0;
+        /* Local pacing: the pacer stops the thread with its timer, switches
+         * in and out, and the signal is delivered: kernel time on the
+         * thread's clock at the pc of the landing, sprof's. A tick there
+         * that is neither a system call nor a fault is most likely that
+         * (counted, a pure user-mode workload read ~5 % [kernel] at
+         * 10 kHz); the program's own such kernel time (an interrupt's, a
+         * signal's delivery) goes to the user code it interrupted. */
+        if (local && !faulted) return 0;
         flags = SPROF_SAMPLE_KERNEL | (faulted ? SPROF_SAMPLE_PAGE_FAULT : 0);
     }
     if (!w) return 0;
