@@ -1,4 +1,4 @@
-/* The runtime's format 2.0 writer (runtime-stub/src/stack_table.c) against
+/* The runtime's format 2.0 writer (runtime-stub/src/output/stack_table.c) against
  * the offline reader: samples go in as the rings carry them (SAMPLE
  * records) and must come out of the file exactly, every field, in order.
  * Inputs: every sample of the traces given on the command line (real
