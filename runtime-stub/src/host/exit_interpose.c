@@ -17,7 +17,8 @@ typedef void (*exit_fn)(int);
 /* Resolved here, not at the call: dlsym is not async-signal-safe. */
 static exit_fn real_exit;
 
-__attribute__((constructor)) static void resolve_exit(void) { real_exit = (exit_fn)dlsym(RTLD_NEXT, "_exit"); }
+/* priority 101: before the runtime's start, in any link order */
+__attribute__((constructor(101))) static void resolve_exit(void) { real_exit = (exit_fn)dlsym(RTLD_NEXT, "_exit"); }
 
 __attribute__((noreturn)) static void finish_and_exit(int status)
 {

@@ -36,8 +36,10 @@ static closefrom_fn real_closefrom;
 static fcntl_fn real_fcntl, real_fcntl64;
 
 /* Resolved before main (dlsym is not async-signal-safe; close is). A call
- * from an earlier constructor resolves on the spot. */
-__attribute__((constructor)) static void resolve_fd_calls(void)
+ * from an earlier constructor resolves on the spot. Priority 101: before
+ * the runtime's own start (sprof_ctor, which starts the writer thread that
+ * closes descriptors), whatever order the objects are linked in. */
+__attribute__((constructor(101))) static void resolve_fd_calls(void)
 {
     real_close = (close_fn)dlsym(RTLD_NEXT, "close");
     real_dup2 = (dup2_fn)dlsym(RTLD_NEXT, "dup2");

@@ -34,6 +34,11 @@ int sprof_is_exec(uint64_t addr)
 
 int sprof_is_exec_cached(struct sprof_exec_cache *c, uint64_t addr)
 {
+    /* most words a candidate scan reads (counts, sizes, flags, data) lie
+     * outside every executable range: no hash, no memo for those */
+    uint32_t t_cur = atomic_load_explicit(&cur, memory_order_acquire) & 1;
+    uint32_t t_n = atomic_load_explicit(&tab_n[t_cur], memory_order_relaxed);
+    if (t_n == 0 || t_n > EXEC_MAX || addr < tab[t_cur][0][0] || addr >= tab[t_cur][t_n - 1][1]) return 0;
     uint64_t gen = atomic_load_explicit(&tab_gen, memory_order_acquire);
     if (c->check != (gen ^ SPROF_EXEC_CACHE_MAGIC)) {
         memset(c->tag, 0, sizeof c->tag);
