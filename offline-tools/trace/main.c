@@ -132,7 +132,10 @@ static void print_cpu_accounting(FILE *o, const sprof_info_view *iv, const struc
         fprintf(o, "kernel sampling: perf_event (kernel mode sampled at the asked rate)\n");
         break;
     case SPROF_KSAMPLE_TICK:
-        fprintf(o, "kernel sampling: tick (at most %u samples per kernel CPU second; SPROF_TIMER=cpuclock samples it at the asked rate)\n", st->kernel_hz);
+        fprintf(o, "kernel sampling: tick (at most %u samples per kernel CPU second; %s)\n", st->kernel_hz,
+                iv->mechanism == SPROF_MECH_CPUCLOCK_PACED
+                    ? "the pacer could not signal from the threads' own CPUs: a real-time thread, a cpuset, or SPROF_PACER=remote"
+                    : "SPROF_TIMER=cpuclock samples it at the asked rate");
         break;
     case SPROF_KSAMPLE_PACER:
         fprintf(o, "kernel sampling: pacer (kernel mode sampled at the asked rate, on the thread's own CPU)\n");

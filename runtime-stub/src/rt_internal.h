@@ -44,6 +44,11 @@
 /* ... and one whose thread ran less than the pacer slept, by more than this
  * (and 1/64 of the sleep), was stopped by something else */
 #define SPROF_PACER_RAN_SLACK_NS 8000ull
+/* ... and after this many due draws in a row that it could not take so (a
+ * real-time thread the pacer cannot preempt, a CPU so loaded that its wakes
+ * are always late), it signals from where it is, as remote pacing does:
+ * late samples rather than none */
+#define SPROF_PACER_MAX_MISSES 16u
 #define SPROF_RING_BYTES (256u * 1024u) /* per-thread sample ring at the lowest rates, power of two */
 #define SPROF_CAND_WINDOW 2048u          /* bytes above sp always scanned for candidates */
 #define SPROF_SCAN_MAX (96u * 1024u)     /* and up to the chain's outermost record, at most this far */
@@ -138,6 +143,7 @@ struct sprof_thread {
     uint64_t pacer_stratum_ns;   /* pacer: start of the period that due point is drawn in */
     uint64_t pacer_look_cpu_ns;  /* pacer: the thread's CPU at its previous pass */
     uint64_t pacer_rate;         /* pacer: its CPU per pass, smoothed (which thread the pacer follows) */
+    uint32_t pacer_misses;       /* pacer: due draws in a row it could not take locally */
     _Atomic uint64_t pacer_faults; /* pacer: the thread's page faults when it decided to signal */
     /* pacer -> handler: the signal in flight was sent from the thread's own
      * CPU, after a timer interrupt there stopped the thread (sampler_thread.c):
@@ -262,6 +268,7 @@ struct sprof_globals {
      * the epoch after each pass; a slot remembers the epoch it was freed in. */
     _Atomic uint64_t sampler_epoch;
     _Atomic int pacer_local_ok; /* the cpuclock pacer signals from each thread's own CPU (sampler_thread.c) */
+    _Atomic uint64_t pacer_landings, pacer_local_landings; /* handler: pacer signals taken, and of them local */
     _Atomic uint32_t pacer_kick; /* futex word: a handler asked the pacer for a retry (pacer_retry) */
     _Atomic int sampler_active;
     uint32_t sig_mech_flags;

@@ -311,6 +311,7 @@ static void check_warnings(void)
 
     /* (d) kernel time drawn at the tick only, 40 % system */
     a = good_recording();
+    a.mechanism = SPROF_MECH_PERF_EVENT;
     a.kernel_sampling = SPROF_KSAMPLE_TICK;
     a.kernel_hz = 250;
     a.user_cpu_ns = 600 * MS;
@@ -319,6 +320,11 @@ static void check_warnings(void)
               strstr(msg, "250 per kernel CPU second, not the 1000 asked") && strstr(msg, "3.1 pp") &&
               strstr(msg, "SPROF_TIMER=cpuclock"),
           "tick kernel warning: %s", msg);
+    /* the fallback itself with remote signals: says why, not "use cpuclock" */
+    a.mechanism = SPROF_MECH_CPUCLOCK_PACED;
+    CHECK(fires(&a, SPROF_WARN_KERNEL_TICK, msg, sizeof msg) && strstr(msg, "a real-time thread") &&
+              !strstr(msg, "SPROF_TIMER=cpuclock"),
+          "tick kernel warning, cpuclock: %s", msg);
     a.system_cpu_ns = 80 * MS;
     a.user_cpu_ns = 920 * MS;
     CHECK(!fires(&a, SPROF_WARN_KERNEL_TICK, msg, sizeof msg), "8%% system tick-warned: %s", msg);

@@ -118,6 +118,8 @@ static void reset_counters(void)
     atomic_store(&g_sprof.stop_time_ns, 0);
     atomic_store(&g_sprof.start_done_ns, UINT64_MAX); /* until the start is done */
     g_sprof.samples_written = g_sprof.samples_truncated = g_sprof.periods_milli = 0;
+    atomic_store(&g_sprof.pacer_landings, 0);
+    atomic_store(&g_sprof.pacer_local_landings, 0);
     g_sprof.dropped_released = g_sprof.lost_released = 0;
     sprof_maps_reset();
 }

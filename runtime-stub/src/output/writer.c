@@ -630,9 +630,12 @@ static void fill_stats(struct sprof_rec_stats *out)
     s.weight_ns_total = g_sprof.weight_written;
     s.kernel_weight_ns = g_sprof.kernel_weight_written;
     s.kernel_sampling = g_sprof.ksample;
-    /* the pacer's own landings sample kernel mode at the asked rate */
+    /* the pacer's own landings sample kernel mode at the asked rate where
+     * they are local: said when nearly all were (a real-time thread, or a
+     * cpuset the pacer cannot move in, gets remote signals and the tick) */
+    uint64_t landings = atomic_load(&g_sprof.pacer_landings), local = atomic_load(&g_sprof.pacer_local_landings);
     if (g_sprof.ksample == SPROF_KSAMPLE_TICK && g_sprof.mech == SPROF_MECH_CPUCLOCK_PACED &&
-        atomic_load(&g_sprof.pacer_local_ok))
+        atomic_load(&g_sprof.pacer_local_ok) && local * 10 >= landings * 9)
         s.kernel_sampling = SPROF_KSAMPLE_PACER;
     if (g_sprof.ksample == SPROF_KSAMPLE_TICK && cpu)
         s.kernel_hz = (uint32_t)((double)since(now.ktick, file_base.ktick) * 1e9 / (double)cpu + 0.5);

@@ -38,6 +38,9 @@ struct sprof_sched_attr {
 void sprof_pacer_short_slice(void)
 {
 #ifdef SYS_sched_setattr
+    /* only for a normal policy: a pacer started by a real-time thread keeps
+     * its inherited policy (sched_setattr would lower it) */
+    if (sched_getscheduler(0) != SCHED_OTHER) return;
     struct sprof_sched_attr a;
     memset(&a, 0, sizeof a);
     a.size = sizeof a;
@@ -58,6 +61,7 @@ void sprof_pacer_move(struct sprof_pacer_place *pl, int cpu)
         atomic_store(&g_sprof.pacer_local_ok, 0);
         return;
     }
+    if (!pl->have_orig) pl->have_orig = sched_getaffinity(0, sizeof pl->orig, &pl->orig) == 0;
     CPU_ZERO(&set);
     CPU_SET(cpu, &set);
     if (sched_setaffinity(0, sizeof set, &set) != 0) {
@@ -80,3 +84,24 @@ uint64_t sprof_pacer_jitter(uint64_t *rng, uint64_t period)
     return period ? *rng % period : 0;
 }
 
+
+void sprof_pacer_note_wake(struct sprof_pacer_place *pl, uint64_t late_ns, uint64_t period)
+{
+    /* far beyond any load's scheduling delay (ms on a busy 2-core VM) */
+    uint64_t far = 20 * period > 50000000ull ? 20 * period : 50000000ull;
+    if (!pl->ok || late_ns <= far) {
+        pl->starved = 0;
+        return;
+    }
+    if (++pl->starved < 3) return;
+    pl->ok = 0;
+    pl->settled = 0;
+    atomic_store(&g_sprof.pacer_local_ok, 0);
+    if (pl->have_orig) sched_setaffinity(0, sizeof pl->orig, &pl->orig);
+}
+
+int sprof_pacer_realtime(uint32_t tid)
+{
+    int pol = sched_getscheduler((pid_t)tid);
+    return pol == SCHED_FIFO || pol == SCHED_RR || pol == 6 /* SCHED_DEADLINE */;
+}

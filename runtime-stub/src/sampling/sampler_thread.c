@@ -213,13 +213,17 @@ static void pace_cpuclock(void)
                  * the pacer follows, elsewhere: go there. Others elsewhere:
                  * signal them from here (remote, as before 2.1). */
                 local = tcpu == pl.here && pl.settled && ran_on;
-                if (tcpu == pl.here) {
-                    send = local; /* else wait for our timer to stop it */
-                } else if (i == pl.home) {
+                if (local || t->pacer_misses >= SPROF_PACER_MAX_MISSES) {
+                    send = 1; /* local, or remote after that many misses in a row */
+                } else if (tcpu == pl.here) {
+                    send = 0; /* wait for our timer to stop it */
+                    t->pacer_misses++;
+                } else if (i == pl.home && !sprof_pacer_realtime(t->tid)) {
                     if (move_to < 0) move_to = tcpu;
                     send = 0;
                 } /* else: signalled from here, landing late (signal_sampler.c's pacer_weight) */
             }
+            if (send) t->pacer_misses = 0;
             if (send && !atomic_exchange(&t->pending, 1)) {
                 /* the handler tells from these whether the thread entered
                  * the kernel between this decision and the signal's arrival */
@@ -270,6 +274,7 @@ static void pace_cpuclock(void)
         uint64_t woke = sprof_now_ns(CLOCK_MONOTONIC);
         uint64_t late = woke > now + min_left ? woke - (now + min_left) : 0;
         slept = woke - now - late;
+        sprof_pacer_note_wake(&pl, late, period);
         /* A retry request's wake may stop a thread anywhere (in its
          * handler); a wake much later than the timer (here 10-20 us) did
          * not preempt at once, and the thread ran on to a later scheduling

@@ -209,6 +209,8 @@ static void on_prof_signal(int sig, siginfo_t *si, void *uc)
         t->pacer_pc = pc;
         if (g_sprof.ksample == SPROF_KSAMPLE_TICK) {
             t->local_landings = local;
+            atomic_fetch_add_explicit(&g_sprof.pacer_landings, 1, memory_order_relaxed);
+            if (local) atomic_fetch_add_explicit(&g_sprof.pacer_local_landings, 1, memory_order_relaxed);
             if (local)
                 rec->weight_ns = local_weight(t, pc, rcx, rec->weight_ns, &rec->flags, &label_ns, &label_flags);
             else
