@@ -133,9 +133,7 @@ static void print_cpu_accounting(FILE *o, const sprof_info_view *iv, const struc
         break;
     case SPROF_KSAMPLE_TICK:
         fprintf(o, "kernel sampling: tick (at most %u samples per kernel CPU second; %s)\n", st->kernel_hz,
-                iv->mechanism == SPROF_MECH_CPUCLOCK_PACED
-                    ? "the pacer could not signal from the threads' own CPUs: a real-time thread, a cpuset, or SPROF_PACER=remote"
-                    : "SPROF_TIMER=cpuclock samples it at the asked rate");
+                sprof_kernel_tick_remedy(iv->mechanism));
         break;
     case SPROF_KSAMPLE_PACER:
         fprintf(o, "kernel sampling: pacer (kernel mode sampled at the asked rate, on the thread's own CPU)\n");

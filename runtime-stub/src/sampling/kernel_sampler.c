@@ -146,23 +146,32 @@ void sprof_site_owe(struct sprof_thread *t, uint64_t pc, uint64_t ns, uint32_t f
     s->flags = flags;
 }
 
-uint64_t sprof_site_take(struct sprof_thread *t, uint64_t pc, uint64_t most)
+/* the site that owes for pc, or NULL (pc 0 is the pool's, never a site) */
+static struct sprof_site *owing_site(struct sprof_thread *t, uint64_t pc)
 {
     struct sprof_site *s = site_slot(t, pc);
-    uint64_t *from = pc && s->pc == pc ? &s->owed_ns : &t->site_pool_ns;
-    uint64_t take = *from < most ? *from : most;
-    *from -= take;
+    return pc && s->pc == pc ? s : NULL;
+}
+
+static uint64_t take_from(uint64_t *owed, uint64_t most)
+{
+    uint64_t take = *owed < most ? *owed : most;
+    *owed -= take;
     return take;
+}
+
+uint64_t sprof_site_take(struct sprof_thread *t, uint64_t pc, uint64_t most)
+{
+    struct sprof_site *s = owing_site(t, pc);
+    return take_from(s ? &s->owed_ns : &t->site_pool_ns, most);
 }
 
 uint64_t sprof_site_take_exact(struct sprof_thread *t, uint64_t pc, uint64_t most, uint32_t *flags)
 {
-    struct sprof_site *s = site_slot(t, pc);
-    if (!pc || s->pc != pc) return 0;
-    uint64_t take = s->owed_ns < most ? s->owed_ns : most;
-    s->owed_ns -= take;
+    struct sprof_site *s = owing_site(t, pc);
+    if (!s) return 0;
     *flags = s->flags;
-    return take;
+    return take_from(&s->owed_ns, most);
 }
 
 int sprof_ktick_thread_start(struct sprof_thread *t)

@@ -84,7 +84,6 @@ uint64_t sprof_pacer_jitter(uint64_t *rng, uint64_t period)
     return period ? *rng % period : 0;
 }
 
-
 void sprof_pacer_note_wake(struct sprof_pacer_place *pl, uint64_t late_ns, uint64_t period)
 {
     /* far beyond any load's scheduling delay (ms on a busy 2-core VM) */

@@ -91,6 +91,14 @@ static int open_task_file(uint32_t tid, const char *what)
 /* Running state of a thread from /proc/self/task/TID/stat: 'R', 'S', 'D',
  * ...; *faults = its minor + major page faults so far (fields 10 and 12),
  * *cpu = the CPU it last ran on or waits for (field 39), -1 if unknown. */
+/* the field after the one q is in (space separated) */
+static const char *next_field(const char *q)
+{
+    while (*q && *q != ' ') q++;
+    while (*q == ' ') q++;
+    return q;
+}
+
 static char thread_state(struct proc_fds *p, uint64_t *faults, int *cpu)
 {
     char buf[512];
@@ -99,26 +107,17 @@ static char thread_state(struct proc_fds *p, uint64_t *faults, int *cpu)
     buf[n] = 0;
     char *rp = strrchr(buf, ')');
     if (!rp || rp[1] != ' ') return 0;
-    if (faults) {
-        /* after ')': state(3) ppid pgrp session tty tpgid flags minflt(10) cminflt majflt(12) */
-        unsigned long long v[10] = {0};
-        const char *q = rp + 2;
-        for (int f = 3; f <= 12 && *q; f++) {
-            if (f >= 4) v[f - 4] = strtoull(q, NULL, 10);
-            while (*q && *q != ' ') q++;
-            while (*q == ' ') q++;
-        }
-        *faults = v[10 - 4] + v[12 - 4];
+    /* after ')': state(3) ppid pgrp session tty tpgid flags minflt(10)
+     * cminflt majflt(12) ... processor(39); one walk for what is asked */
+    unsigned long long minflt = 0, majflt = 0;
+    if (cpu) *cpu = -1;
+    const char *q = rp + 2;
+    for (int f = 3, last = cpu ? 39 : faults ? 12 : 3; f <= last && *q; f++, q = next_field(q)) {
+        if (f == 10) minflt = strtoull(q, NULL, 10);
+        else if (f == 12) majflt = strtoull(q, NULL, 10);
+        else if (f == 39 && *q >= '0' && *q <= '9') *cpu = (int)strtol(q, NULL, 10);
     }
-    if (cpu) {
-        *cpu = -1;
-        const char *q = rp + 2;
-        for (int f = 3; f < 39 && *q; f++) {
-            while (*q && *q != ' ') q++;
-            while (*q == ' ') q++;
-        }
-        if (*q >= '0' && *q <= '9') *cpu = (int)strtol(q, NULL, 10);
-    }
+    if (faults) *faults = minflt + majflt;
     return rp[2];
 }
 

@@ -98,6 +98,9 @@ uint64_t sprof_trace_offset(const sprof_trace *t);
 const char *sprof_mechanism_name(uint32_t mech); /* "perf_event", "cpuclock_paced", ... */
 /* STATS.kernel_sampling: "none", "perf_event", "tick", "?" */
 const char *sprof_kernel_sampling_name(uint32_t how);
+/* What to do when kernel time was drawn only at the tick, for a trace
+ * recorded with mechanism mech (a clause for the views and sprof-trace). */
+const char *sprof_kernel_tick_remedy(uint32_t mech);
 
 /* Name of x86-64 system call `nr` ("write"), NULL if out of the table
  * (any int is safe to pass). Generated table: syscall_names.c. */

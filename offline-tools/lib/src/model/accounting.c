@@ -139,11 +139,7 @@ static int kernel_tick(const sprof_trace_accounting *a, char *buf, size_t buflen
              "kernel CPU second, not the %u asked: its shares are noisier than the user ones (about %.1f pp "
              "for the kernel's whole share, 1 sigma); %s",
              a->path, 100.0 * share, a->kernel_hz, a->hz, n > 0 ? 100.0 * sqrt(share * (1.0 - share) / n) : 0.0,
-             a->mechanism == SPROF_MECH_CPUCLOCK_PACED
-                 ? "the cpuclock pacer could not signal from the threads' own CPUs (a real-time thread, a cpuset, "
-                   "or SPROF_PACER=remote), where it draws kernel time at the asked rate"
-                 : "SPROF_TIMER=cpuclock draws it at the asked rate (perf_event would with perf_event_paranoid <= 1 "
-                   "or CAP_PERFMON)");
+             sprof_kernel_tick_remedy(a->mechanism));
     return 1;
 }
 

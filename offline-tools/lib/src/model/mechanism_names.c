@@ -26,3 +26,12 @@ const char *sprof_kernel_sampling_name(uint32_t how)
     default: return "unknown";
     }
 }
+
+const char *sprof_kernel_tick_remedy(uint32_t mech)
+{
+    if (mech == SPROF_MECH_CPUCLOCK_PACED)
+        return "the cpuclock pacer could not signal from the threads' own CPUs (a real-time thread, a cpuset, "
+               "or SPROF_PACER=remote), where it draws kernel time at the asked rate";
+    return "SPROF_TIMER=cpuclock draws it at the asked rate (perf_event would with perf_event_paranoid <= 1 "
+           "or CAP_PERFMON)";
+}
