@@ -9,6 +9,7 @@
 #include <unistd.h>
 
 #include "rt_internal.h"
+#include "sampling/pacer_local.h"
 
 struct sprof_globals g_sprof = {.fd = -1, .reg_lock = PTHREAD_MUTEX_INITIALIZER};
 
@@ -124,23 +125,6 @@ static void reset_counters(void)
     sprof_maps_reset();
 }
 
-static int choose_mechanism(void)
-{
-    const struct sprof_config *c = &g_sprof.cfg;
-    if (c->mode == SPROF_MODE_WALL) {
-        /* no signals at all when perf_event is allowed: nothing can see EINTR */
-        if ((!c->forced_mech || c->forced_mech == SPROF_MECH_PERF_EVENT) && sprof_perf_probe() == 0)
-            return SPROF_MECH_WALL_PERF;
-        return SPROF_MECH_WALL;
-    }
-    if (c->forced_mech && c->forced_mech != SPROF_MECH_PERF_EVENT) return c->forced_mech;
-    if (sprof_perf_probe() == 0) return SPROF_MECH_PERF_EVENT;
-    if (c->forced_mech == SPROF_MECH_PERF_EVENT)
-        sprof_warn("SPROF_TIMER=perf_event: perf_event_open refused (%s; see perf_event_paranoid); "
-                   "using cpuclock", strerror(errno));
-    return SPROF_MECH_CPUCLOCK_PACED;
-}
-
 /* The tick sampler relies on the kernel queueing a CPU timer's signal on
  * the way back to user mode (CONFIG_POSIX_CPU_TIMERS_TASK_WORK, 5.11+ on
  * x86-64): queued from the tick instead, it could interrupt a system call
@@ -155,6 +139,43 @@ static int tick_sampler_safe(void)
 #else
     return 0;
 #endif
+}
+
+/* perf_event that may not sample kernel mode (perf_event_paranoid 2, the
+ * upstream default) gets kernel time from the tick only: one sample per
+ * tick (250 Hz here), so a program that spends half its CPU in the kernel
+ * got ~60 % of the asked samples (docs/runtime.md, "Which mechanism").
+ * The cpuclock pacer, stopping the thread from its own CPU, samples both
+ * modes at the asked rate at about perf_event's cost at 1 kHz; it is the
+ * default there unless the user asked for the tick (SPROF_KERNEL=tick) or
+ * for no kernel time, or the thread runs under a real-time policy (the
+ * pacer cannot run beside it). */
+static int paced_kernel_better(void)
+{
+    const struct sprof_config *c = &g_sprof.cfg;
+    if (c->mode != SPROF_MODE_CPU || c->kernel != SPROF_KERNEL_AUTO) return 0;
+    if (!tick_sampler_safe() || sprof_pacer_realtime(0)) return 0;
+    return sprof_perf_probe_kernel() != 0;
+}
+
+static int choose_mechanism(void)
+{
+    const struct sprof_config *c = &g_sprof.cfg;
+    if (c->mode == SPROF_MODE_WALL) {
+        /* no signals at all when perf_event is allowed: nothing can see EINTR */
+        if ((!c->forced_mech || c->forced_mech == SPROF_MECH_PERF_EVENT) && sprof_perf_probe() == 0)
+            return SPROF_MECH_WALL_PERF;
+        return SPROF_MECH_WALL;
+    }
+    if (c->forced_mech && c->forced_mech != SPROF_MECH_PERF_EVENT) return c->forced_mech;
+    if (sprof_perf_probe() == 0) {
+        if (c->forced_mech == SPROF_MECH_PERF_EVENT || !paced_kernel_better()) return SPROF_MECH_PERF_EVENT;
+        return SPROF_MECH_CPUCLOCK_PACED;
+    }
+    if (c->forced_mech == SPROF_MECH_PERF_EVENT)
+        sprof_warn("SPROF_TIMER=perf_event: perf_event_open refused (%s; see perf_event_paranoid); "
+                   "using cpuclock", strerror(errno));
+    return SPROF_MECH_CPUCLOCK_PACED;
 }
 
 /* How kernel time is sampled, for the mechanism chosen (SPROF_KERNEL):
