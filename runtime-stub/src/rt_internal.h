@@ -159,6 +159,7 @@ struct sprof_thread {
     } sites[SPROF_SITES];
     uint64_t site_pool_ns;
     uint64_t pacer_carry_ns; /* handler: CPU of pacer signals that landed at a system-call return */
+    uint64_t tick_recorded_ns; /* handler: kernel time the tick recorded since the pacer's last landing */
     /* handler: the same, per call path, for the tick sampler's next user-mode
      * landing under it (pacer_carry.c) */
     struct sprof_carry {

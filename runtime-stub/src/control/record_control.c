@@ -290,6 +290,6 @@ void sprof_control_handler_resume(struct sprof_thread *t)
     uint64_t r = atomic_exchange_explicit(&t->resume_cpu_ns, 0, memory_order_relaxed);
     if (r > t->last_cpu_ns) t->last_cpu_ns = r;
     if (r > t->k_last_cpu) t->k_last_cpu = r;
-    t->pacer_carry_ns = 0; /* a landing carried from before the pause */
+    t->pacer_carry_ns = t->tick_recorded_ns = 0; /* from before the pause */
     sprof_carry_reset(t);
 }

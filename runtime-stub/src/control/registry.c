@@ -184,8 +184,11 @@ void sprof_thread_unregister(void)
     }
     if (sprof_uses_signals()) sprof_signal_thread_stop(t);
     sprof_self = NULL;
-    /* what the signal handler has not sampled yet (a carried landing included) */
-    t->tail_cpu_ns = (t->final_cpu_ns > t->last_cpu_ns ? t->final_cpu_ns - t->last_cpu_ns : 0) + t->pacer_carry_ns;
+    /* what the signal handler has not sampled yet (a carried landing
+     * included), less what the tick recorded since the last landing */
+    uint64_t unsampled = t->final_cpu_ns > t->last_cpu_ns ? t->final_cpu_ns - t->last_cpu_ns : 0;
+    unsampled -= t->tick_recorded_ns < unsampled ? t->tick_recorded_ns : unsampled;
+    t->tail_cpu_ns = unsampled + t->pacer_carry_ns;
     if (sprof_thread_user_sys(0, &t->user_final_ns, &t->sys_final_ns) != 0) {
         t->user_final_ns = t->user_start_ns;
         t->sys_final_ns = t->sys_start_ns;

@@ -261,6 +261,14 @@ uint32_t sprof_ktick_classify(struct sprof_thread *t, uint64_t pc, uint64_t rcx,
         if (local && !faulted) return 0;
         flags = SPROF_SAMPLE_KERNEL | (faulted ? SPROF_SAMPLE_PAGE_FAULT : 0);
     }
+    /* Recorded for a paced thread (its last landing was remote): only its
+     * kernel time since that landing, whose weight holds what came before;
+     * the next local landing takes what is recorded here off its own. */
+    if (g_sprof.mech == SPROF_MECH_CPUCLOCK_PACED && !local) {
+        uint64_t since = cpu > t->last_cpu_ns ? cpu - t->last_cpu_ns : 0;
+        if (w > since) w = since;
+        t->tick_recorded_ns += w;
+    }
     if (!w) return 0;
     *weight = w;
     /* cpuclock: the pacer's landings owe it (signal_sampler.c): a system

@@ -211,8 +211,15 @@ static void on_prof_signal(int sig, siginfo_t *si, void *uc)
             t->local_landings = local;
             atomic_fetch_add_explicit(&g_sprof.pacer_landings, 1, memory_order_relaxed);
             if (local) atomic_fetch_add_explicit(&g_sprof.pacer_local_landings, 1, memory_order_relaxed);
+            /* what the tick recorded since the previous landing (a remote
+             * one: the tick then samples the thread's kernel time itself)
+             * is in the trace already; a remote landing's pools account
+             * for it (pacer_weight) */
+            uint64_t recorded = t->tick_recorded_ns < rec->weight_ns ? t->tick_recorded_ns : rec->weight_ns;
+            t->tick_recorded_ns = 0;
             if (local)
-                rec->weight_ns = local_weight(t, pc, rcx, rec->weight_ns, &rec->flags, &label_ns, &label_flags);
+                rec->weight_ns = local_weight(t, pc, rcx, rec->weight_ns - recorded, &rec->flags, &label_ns,
+                                              &label_flags);
             else
                 rec->weight_ns = pacer_weight(t, pc, rcx, rec->weight_ns, &rec->flags, &syscall_landing);
         }
