@@ -50,7 +50,13 @@ int main(int argc, char **argv)
     acc_scope("sp_Main_run");
     acc_truth("sp_Pager_touch", pager_ns);
     acc_truth("sp_Layout_compute", layout_ns);
+    /* the pager's time is kernel time but for the faulting stores and the
+     * returns from the faults, which run in user mode: perf record -e
+     * cpu-clock as root (kernel samples, the reference) finds 3-4 pp of the
+     * ~45 % there on one host and 5.5 pp on a VM (the store waits for its
+     * host); it cannot be measured from here, so [kernel] is a range */
     acc_truth("[kernel]", pager_ns);
+    acc_truth_low("[kernel]", pager_ns * 82 / 100);
     acc_truth("total", total);
     return 0;
 }

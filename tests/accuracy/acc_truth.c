@@ -50,5 +50,6 @@ uint64_t acc_units(double us)
 }
 
 void acc_truth(const char *name, int64_t ns) { printf("truth %s %lld\n", name, (long long)ns); }
+void acc_truth_low(const char *name, int64_t ns) { printf("truth_low %s %lld\n", name, (long long)ns); }
 
 void acc_scope(const char *func) { printf("scope %s\n", func); }

@@ -3,6 +3,8 @@
  *   truth NAME NS   CPU ns spent inside function NAME (inclusive), or for a
  *                   NAME in brackets ([syscall], [page fault], [kernel]) in
  *                   samples whose leaf is such a kernel frame
+ *   truth_low NAME NS  the truth of NAME is a range: at least NS, at most
+ *                   its truth line (where part of it cannot be measured)
  *   truth total NS  CPU ns of everything the scope functions ran
  *   scope FUNC      the profile's denominator: weight of the stacks holding
  *                   any scope function ("*" = every stack)
@@ -31,6 +33,7 @@ uint64_t acc_units(double us);
 /* This thread's CPU time (user + system), ns. */
 int64_t acc_cpu_ns(void);
 void acc_truth(const char *name, int64_t ns);
+void acc_truth_low(const char *name, int64_t ns);
 void acc_scope(const char *func);
 
 extern volatile uint64_t acc_sink;
