@@ -466,6 +466,8 @@ SPROF_HIDDEN int sprof_signal_thread_start(struct sprof_thread *t);
 SPROF_HIDDEN void sprof_signal_thread_stop(struct sprof_thread *t);
 SPROF_HIDDEN int sprof_sampler_start(void); /* pacer thread (cpuclock, wall) */
 SPROF_HIDDEN void sprof_sampler_stop(void);
+/* cpuclock: the pacer looks at every thread now (async-signal-safe) */
+SPROF_HIDDEN void sprof_pacer_kick(void);
 SPROF_HIDDEN void sprof_fatal_install(void);
 /* Is the profiling signal's action still our handler? If not, note
  * SPROF_PROBLEM_SIGNAL_TAKEN (once) and return 0. 1 when no signal is used. */

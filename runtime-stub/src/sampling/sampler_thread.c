@@ -71,6 +71,12 @@ static int sleep_until_kicked(uint64_t t)
     return 1;
 }
 
+void sprof_pacer_kick(void)
+{
+    atomic_store_explicit(&g_sprof.pacer_kick, 1, memory_order_release);
+    syscall(SYS_futex, &g_sprof.pacer_kick, FUTEX_WAKE_PRIVATE, 1, NULL, NULL, 0);
+}
+
 /* Recording paused (record_control.c): signal nobody, sample nothing,
  * but still end a pass now and then (slot reuse waits for the epoch). */
 static int paused_pass(void)
@@ -176,10 +182,15 @@ static void pace_cpuclock(void)
             if (!p) continue;
             uint64_t cpu;
             if (sprof_clock_ns(t->cpuclock, &cpu) != 0) continue;
-            /* first due point: within the first period of CPU after registration */
+            /* first due point: a whole period of CPU after registration, as
+             * a counter's first overflow. A thread that ends before it is
+             * not drawn and its exit tail counts the fraction of a sample
+             * its CPU is; with a random first draw it could also be drawn,
+             * and then counted twice by sample counts (3,200 threads of
+             * 100 us: 50.7 % of the samples for 41.1 % of the CPU) */
             if (t->pacer_next_cpu_ns == 0) {
                 t->pacer_stratum_ns = t->cpu_start_ns;
-                t->pacer_next_cpu_ns = t->pacer_stratum_ns + sprof_pacer_jitter(&rng, period);
+                t->pacer_next_cpu_ns = t->pacer_stratum_ns + period;
             }
             /* A due point is consumed only by a signal actually sent: one
              * still in flight (the thread was not scheduled yet) keeps the

@@ -27,8 +27,7 @@ static int installed;
 static void pacer_ask_retry(struct sprof_thread *t)
 {
     atomic_store_explicit(&t->pacer_retry, 1, memory_order_relaxed);
-    atomic_store_explicit(&g_sprof.pacer_kick, 1, memory_order_release);
-    syscall(SYS_futex, &g_sprof.pacer_kick, FUTEX_WAKE_PRIVATE, 1, NULL, NULL, 0);
+    sprof_pacer_kick();
 }
 
 /* cpuclock with the tick kernel sampler. The pacer's signal is a sample of
