@@ -53,38 +53,20 @@ CASE_ENV = {"deep": {"SPROF_MAX_DEPTH": "512"}}
 # empty to expect everything to pass). Remove entries as the runtime learns:
 # an expected failure that passes is reported as XPASS.
 XFAIL = [
-    # malloc alternates ~1.5 ms phases of page faults/munmap and compute
-    # under cpuclock: where the CPU is taken away often (a CI host; simulated
-    # with SCHED_FIFO bursts of 3 ms every ~20 ms on both CPUs) a quick run
-    # read 1.6-5.6 pp and CI once 6.05 pp, because after a remote landing the
-    # tick recorded the thread's kernel time and the next local landing
-    # counted it again. Since that is taken off (tick_recorded_ns), 0.05-1.75
-    # pp under the same simulated steal, 0.4-3.5 pp quick on a quiet host
-    # (noise bound ~4), 0.7-1.1 pp at full length; kept here until CI agrees.
-    "malloc:cpuclock:*",
-    # io alternates write/pread with compute: 0.8-2.6 pp at full length
-    # (remote signals 1.1-4.9), the [syscall] share's draws
+    # io alternates write/pread with compute: 0.7-2.6 pp at full length
+    # under cpuclock (remote signals 1.1-4.9), the [syscall] share's draws
     "io:cpuclock:*",
-    # fibers (25 us exchanges, an rt_sigprocmask each): 1.2-1.8 pp at full
-    # length against the steps' measured truth (perf_event 0.4-0.6); the
-    # switches themselves are right (1.2 % vs perf's 1.0 %)
+    # fibers (25 us exchanges, an rt_sigprocmask each): 0.7-2.4 pp at full
+    # length against the steps' measured truth (perf_event 0.3-0.6), the
+    # 8 us step low and the 15 us one high: a landing at the switch's
+    # system call carries its CPU to the next step; the switches themselves
+    # are right (1.2 % vs perf's 1.0 %)
     "fibers:cpuclock:*",
-    # short threads: the followed thread is main, the short ones get remote
-    # signals and their exit tails; CPU weights within 0.3-0.9 pp, sample
-    # counts 1.8-2.5 pp at full length
-    "shortthreads:cpuclock:samples",
-    # rperf's metric for 50 methods in a quick run (1,300 samples) is
-    # 13-20 % for any sampler that is not exactly periodic; at full length
-    # 1.5-2.0 % (perf_event 0.5-0.7 %): cpuclock's draws are stratified,
-    # random within each period, not a fixed period
+    # rperf's metric for 50 methods: 0.8-1.4 % at full length under
+    # cpuclock (perf_event 0.5 %), against 0.6: cpuclock's draws are random
+    # within each period (a fixed grid locks onto programs' phases), and a
+    # landing at a system call's return carries its CPU to the next one
     "methods50:cpuclock:*",
-    # perf_event: a short thread's whole CPU (its start-up included) is one
-    # THREAD_TAIL sample, the steady method's is ~1,000 one-period samples
-    # in a quick run: it reads 1.2-1.6 pp off there, 0.7 pp at full length.
-    # (With the tick sampler each thread's own signal set-up, ~20 us, was
-    # left uncounted while the truth, the thread's clock, includes it: 6.5 pp;
-    # a thread the program starts now counts from its clock's 0: 0.8-1.3 pp.)
-    "shortthreads:perf_event:*",
     # the tick kernel sampler (perf_event at paranoid 2): kernel time comes
     # in samples of one tick (4 ms here), ~75 of them in a quick run of the
     # page-fault case, so its kernel share is noisy by ~6 pp (1 sigma), far
