@@ -49,15 +49,6 @@
  * are always late), it signals from where it is, as remote pacing does:
  * late samples rather than none */
 #define SPROF_PACER_MAX_MISSES 16u
-/* ... and a landing stands for at most this many periods of the thread's
- * CPU (draws are at most 2 periods apart; as perf_event's samples, 4):
- * more is draws missed (the pacer late or kept off), whose CPU no stack is
- * known for. It is left out of the weights (the coverage figure shows it)
- * and not paid back by quick draws after: 1-4.4 ms landings, a few per
- * second on this VM at 4 kHz, put 0.25 pp of one of 50 methods on another
- * (signal_sampler.c). 2.5 periods left ao_render (0.12 s) 95-99 %
- * delivered at 1 kHz, its start-up's landings being late. */
-#define SPROF_PACER_MAX_PERIODS_X2 8u /* in half periods: 4 periods */
 #define SPROF_RING_BYTES (256u * 1024u) /* per-thread sample ring at the lowest rates, power of two */
 #define SPROF_CAND_WINDOW 2048u          /* bytes above sp always scanned for candidates */
 #define SPROF_SCAN_MAX (96u * 1024u)     /* and up to the chain's outermost record, at most this far */

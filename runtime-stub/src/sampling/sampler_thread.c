@@ -159,7 +159,7 @@ static void proc_fds_reset(int close_them)
 static void pace_cpuclock(void)
 {
     const uint64_t period = g_sprof.period_ns;
-    const uint64_t max_debt = SPROF_PACER_MAX_PERIODS_X2 * period / 2; /* as a landing's weight */
+    const uint64_t max_debt = 10 * period > 20000000ull ? 10 * period : 20000000ull;
     /* local pacing's shortest sleep: long enough for the thread to run on */
     const uint64_t settle = period / 16 < 20000 ? 20000 : period / 16 > 200000 ? 200000 : period / 16;
     struct sprof_pacer_place pl = {.ok = !g_sprof.cfg.pacer_remote, .here = -1, .settled = 0, .home = -1};
@@ -194,10 +194,9 @@ static void pace_cpuclock(void)
             }
             /* A due point is consumed only by a signal actually sent: one
              * still in flight (the thread was not scheduled yet) keeps the
-             * debt, paid by a later wake. More than a landing can stand for
-             * behind (SPROF_PACER_MAX_PERIODS_X2): forgiven, as that CPU is
-             * left out of the weights; paid back, its draws came in a burst
-             * right after the late one, at whatever ran then. */
+             * debt, paid by a later wake. More than max(10 periods, 20 ms)
+             * behind: forgive rather than burst (the weights carry the CPU
+             * time either way). */
             /* Only a running (or runnable) thread is signalled: one that ran
              * its period and then blocked would take the sample in its wait
              * (pthread_cond_wait...) and charge that CPU there; it is

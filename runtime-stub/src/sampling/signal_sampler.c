@@ -205,9 +205,6 @@ static void on_prof_signal(int sig, siginfo_t *si, void *uc)
             local = 0;
         rec->weight_ns = cpu > t->last_cpu_ns ? cpu - t->last_cpu_ns : 0;
         t->last_cpu_ns = cpu;
-        /* a late landing: the draws it missed are not its stack's */
-        uint64_t most = (uint64_t)SPROF_PACER_MAX_PERIODS_X2 * g_sprof.period_ns / 2;
-        if (g_sprof.mech == SPROF_MECH_CPUCLOCK_PACED && rec->weight_ns > most) rec->weight_ns = most;
         t->pacer_pc = pc;
         if (g_sprof.ksample == SPROF_KSAMPLE_TICK) {
             t->local_landings = local;
