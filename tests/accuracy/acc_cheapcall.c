@@ -14,7 +14,6 @@
 #include "acc_truth.h"
 
 #include <stdint.h>
-#include <time.h>
 #include <unistd.h>
 
 enum { STEPS_PER_BATCH = 100, MAX_OVERRUNS = 32 };
@@ -26,13 +25,6 @@ static int64_t read_ns;                     /* one CLOCK_MONOTONIC read */
 /* this batch's items that ran longer than usual: how much, and which sum */
 static struct { int64_t over; int64_t *sum; } overruns[MAX_OVERRUNS];
 static int n_overruns;
-
-static int64_t mono_ns(void)
-{
-    struct timespec ts;
-    clock_gettime(CLOCK_MONOTONIC, &ts);
-    return (int64_t)ts.tv_sec * 1000000000 + ts.tv_nsec;
-}
 
 static ACC_METHOD void sp_Probe_tick(void) { acc_sink += (uint64_t)getppid(); }
 
@@ -74,19 +66,19 @@ static void take_off_switched_out(int64_t switched_out)
 
 static ACC_METHOD void sp_Loop_run(uint64_t units)
 {
-    int64_t t0 = acc_cpu_ns(), wall0 = mono_ns();
+    int64_t t0 = acc_cpu_ns(), wall0 = acc_mono_ns();
     for (int i = 0; i < STEPS_PER_BATCH; i++) {
-        int64_t a = mono_ns();
+        int64_t a = acc_mono_ns();
         sp_Step_work(units);
-        int64_t b = mono_ns();
+        int64_t b = acc_mono_ns();
         sp_Probe_tick();
-        int64_t c = mono_ns();
+        int64_t c = acc_mono_ns();
         count(&step_ns, step_usual, b - a);
         count(&probe_ns, probe_usual, c - b);
     }
     int64_t cpu = acc_cpu_ns() - t0;
     loop_ns += cpu;
-    take_off_switched_out((mono_ns() - wall0) - cpu);
+    take_off_switched_out((acc_mono_ns() - wall0) - cpu);
 }
 
 static ACC_METHOD void sp_Other_compute(uint64_t units)
@@ -111,10 +103,10 @@ static int64_t usual_ns(uint64_t units)
 {
     int64_t best = INT64_MAX;
     for (int i = 0; i < 2000; i++) {
-        int64_t t0 = mono_ns();
+        int64_t t0 = acc_mono_ns();
         if (units) sp_Step_work(units);
         else sp_Probe_tick();
-        int64_t ns = mono_ns() - t0 - read_ns;
+        int64_t ns = acc_mono_ns() - t0 - read_ns;
         best = ns < best ? ns : best;
     }
     return best;
@@ -125,7 +117,7 @@ int main(int argc, char **argv)
     acc_setup(argc, argv);
     read_ns = INT64_MAX;
     for (int i = 0; i < 10000; i++) {
-        int64_t t0 = mono_ns(), ns = mono_ns() - t0;
+        int64_t t0 = acc_mono_ns(), ns = acc_mono_ns() - t0;
         read_ns = ns < read_ns ? ns : read_ns;
     }
     probe_usual = usual_ns(0);

@@ -14,7 +14,6 @@
 #include "acc_truth.h"
 
 #include <stdlib.h>
-#include <time.h>
 #include <ucontext.h>
 
 enum { EXCHANGES = 40, FIBER_STACK = 256 << 10 };
@@ -28,16 +27,9 @@ enum { PING, PONG };
 static int64_t step_ns[2], step_usual_ns[2], batch_worst_over;
 static int batch_worst_kind;
 
-static int64_t mono_ns(void)
-{
-    struct timespec ts;
-    clock_gettime(CLOCK_MONOTONIC, &ts);
-    return (int64_t)ts.tv_sec * 1000000000 + ts.tv_nsec;
-}
-
 static void count_step(int kind, int64_t t0)
 {
-    int64_t ns = mono_ns() - t0;
+    int64_t ns = acc_mono_ns() - t0;
     step_ns[kind] += ns;
     if (ns - step_usual_ns[kind] > batch_worst_over) {
         batch_worst_over = ns - step_usual_ns[kind];
@@ -51,7 +43,7 @@ static ACC_METHOD void sp_Pong_step(uint64_t units) { acc_spin(units, 0x6116); }
 static ACC_METHOD void sp_Ping_fiber(void)
 {
     for (;;) {
-        int64_t t0 = mono_ns();
+        int64_t t0 = acc_mono_ns();
         sp_Ping_step(ping_units);
         count_step(PING, t0);
         swapcontext(&ping_ctx, &pong_ctx);
@@ -61,7 +53,7 @@ static ACC_METHOD void sp_Ping_fiber(void)
 static ACC_METHOD void sp_Pong_fiber(void)
 {
     for (;;) {
-        int64_t t0 = mono_ns();
+        int64_t t0 = acc_mono_ns();
         sp_Pong_step(pong_units);
         count_step(PONG, t0);
         swapcontext(&pong_ctx, --remaining > 0 ? &ping_ctx : &main_ctx);
@@ -82,9 +74,9 @@ static ACC_METHOD int64_t sp_Main_run(void)
     while (acc_cpu_ns() - t0 < (int64_t)(acc_budget_s() * 1e9)) {
         remaining = EXCHANGES;
         batch_worst_over = 0;
-        int64_t cpu0 = acc_cpu_ns(), wall0 = mono_ns();
+        int64_t cpu0 = acc_cpu_ns(), wall0 = acc_mono_ns();
         swapcontext(&main_ctx, &pong_ctx);
-        int64_t switched_out = (mono_ns() - wall0) - (acc_cpu_ns() - cpu0);
+        int64_t switched_out = (acc_mono_ns() - wall0) - (acc_cpu_ns() - cpu0);
         if (switched_out > batch_worst_over)
             switched_out = batch_worst_over;
         if (switched_out > 0)
@@ -110,9 +102,9 @@ static int64_t usual_ns(void (*step)(uint64_t), uint64_t units)
 {
     int64_t best = INT64_MAX;
     for (int i = 0; i < 20; i++) {
-        int64_t t0 = mono_ns();
+        int64_t t0 = acc_mono_ns();
         step(units);
-        int64_t ns = mono_ns() - t0;
+        int64_t ns = acc_mono_ns() - t0;
         best = ns < best ? ns : best;
     }
     return best;

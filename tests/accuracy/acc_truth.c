@@ -10,12 +10,16 @@ volatile uint64_t acc_sink;
 static int quick;
 static double units_per_us = 100.0;
 
-int64_t acc_cpu_ns(void)
+static int64_t clock_read_ns(clockid_t clock)
 {
     struct timespec ts;
-    clock_gettime(CLOCK_THREAD_CPUTIME_ID, &ts);
+    clock_gettime(clock, &ts);
     return (int64_t)ts.tv_sec * 1000000000 + ts.tv_nsec;
 }
+
+int64_t acc_cpu_ns(void) { return clock_read_ns(CLOCK_THREAD_CPUTIME_ID); }
+
+int64_t acc_mono_ns(void) { return clock_read_ns(CLOCK_MONOTONIC); }
 
 static __attribute__((noinline)) void calibration_spin(uint64_t units)
 {

@@ -32,6 +32,8 @@ double acc_budget_s(void);
 uint64_t acc_units(double us);
 /* This thread's CPU time (user + system), ns. */
 int64_t acc_cpu_ns(void);
+/* CLOCK_MONOTONIC, ns (vDSO, ~20 ns): for steps too short for acc_cpu_ns */
+int64_t acc_mono_ns(void);
 void acc_truth(const char *name, int64_t ns);
 void acc_truth_low(const char *name, int64_t ns);
 void acc_scope(const char *func);

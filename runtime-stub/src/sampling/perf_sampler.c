@@ -318,19 +318,17 @@ static void handle_sample(struct sprof_thread *t, const uint8_t *p, uint32_t len
     rec->weight_ns = value > t->perf_last_count ? value - t->perf_last_count : 0;
     t->perf_last_count = value;
     if (g_sprof.ksample != SPROF_KSAMPLE_NONE) rec->weight_ns = sample_weight(rec->weight_ns);
-    if (kernel_mode) {
-        int nr = sprof_syscall_return(regs[REG_IDX_PC], REG_SYSCALL(regs), 0);
-        rec->flags |= nr >= -1 ? sprof_syscall_flags(nr) : SPROF_SAMPLE_KERNEL;
-    } else if (g_sprof.ksample == SPROF_KSAMPLE_PERF) {
-        /* The kernel leaves a system call with interrupts off: a timer that
-         * fires there is taken just after sysret, a user-mode sample at the
-         * return address with rcx still holding it. That is the call's
-         * time (the instruction after it is one compare): acc_cheapcall's
-         * getppid read 2.6-3.0 % as [syscall] against 4.1-4.7 %, the rest
-         * on the wrapper's user pc. (With the tick sampler the kernel's
-         * time is the tick's to count.) */
+    /* A user-mode sample at a system call's return address (rcx still
+     * holding it) is that call's time too: the kernel leaves a system call
+     * with interrupts off, so a timer that fires there is taken just after
+     * sysret (the instruction there is one compare): acc_cheapcall's
+     * getppid read 2.6-3.0 % as [syscall] against 4.1-4.7 %, the rest on
+     * the wrapper's user pc. With the tick sampler the kernel's time is
+     * the tick's to count. */
+    if (kernel_mode || g_sprof.ksample == SPROF_KSAMPLE_PERF) {
         int nr = sprof_syscall_return(regs[REG_IDX_PC], REG_SYSCALL(regs), 0);
         if (nr >= -1) rec->flags |= sprof_syscall_flags(nr);
+        else if (kernel_mode) rec->flags |= SPROF_SAMPLE_KERNEL;
     }
     t->perf_win_cpu += rec->weight_ns;
     t->perf_win_n++;
