@@ -246,7 +246,7 @@ struct sprof_globals {
     _Atomic int io_lock;  /* owner of the file + ring consumers */
     struct sprof_thread threads[SPROF_MAX_THREADS];
     _Atomic int slots_hi; /* slots at or above this index were never claimed */
-    pthread_mutex_t reg_lock; /* slot claims (never taken in a handler) */
+    _Atomic int reg_lock; /* slot claims (never taken in a handler): sprof_lock */
     _Atomic uint64_t threads_seen;
     _Atomic int attach_wanted; /* a thread waits for the writer to open its perf event */
     _Atomic int spares_wanted; /* starting threads have taken the spare pool low (spare_pool.c) */
@@ -344,6 +344,9 @@ static inline int sprof_uses_signals(void) { return !sprof_uses_perf() || g_spro
 SPROF_HIDDEN int sprof_config_load(struct sprof_config *c);
 SPROF_HIDDEN void sprof_expand_path(const char *pattern, pid_t pid, char *out, size_t outlen);
 SPROF_HIDDEN void sprof_warn(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+/* strerror/strsignal for messages, safe on sprof's own threads (config.c) */
+SPROF_HIDDEN const char *sprof_errno_text(int err, char *buf, size_t len);
+SPROF_HIDDEN const char *sprof_signal_text(int sig, char *buf, size_t len);
 
 /* ring.c */
 SPROF_HIDDEN int sprof_ring_init(struct sprof_ring *r, uint32_t cap);
@@ -371,7 +374,7 @@ SPROF_HIDDEN void sprof_exec_table_publish(const uint64_t *ranges, uint32_t n);
 
 /* maps.c */
 SPROF_HIDDEN int sprof_maps_scan(int emit_records); /* updates exec table; emits new MAPPINGs */
-SPROF_HIDDEN int sprof_maps_changed(void);
+SPROF_HIDDEN void sprof_perf_locate_code(void);     /* perf_sampler.c: sprof's and the executable's code ranges */
 SPROF_HIDDEN void sprof_maps_reset(void);
 
 /* unwind_x86_64.c */
@@ -478,6 +481,17 @@ SPROF_HIDDEN void sprof_signal_silence(void);
 /* writer.c */
 SPROF_HIDDEN int sprof_writer_open(int lazy); /* lazy: create the file at the first flush */
 SPROF_HIDDEN int sprof_writer_start(void);
+/* sprof's own threads (the writer, the sampler): all signals blocked, and
+ * glibc's single-thread mode kept for a program that has no thread of its
+ * own (host/own_threads.c). So code that runs on them must never call
+ * malloc/calloc/realloc/free (map memory instead), use a FILE, take a
+ * pthread mutex the program's threads also take (sprof_lock instead), or
+ * call dl_iterate_phdr/dlopen/dlsym (the loader's lock is such a mutex);
+ * tests/runtime's own-threads test checks it. */
+SPROF_HIDDEN int sprof_own_thread_create(pthread_t *th, void *(*fn)(void *));
+/* control/shared_lock.c: a lock the program's threads and sprof's share */
+SPROF_HIDDEN void sprof_lock(_Atomic int *l);
+SPROF_HIDDEN void sprof_unlock(_Atomic int *l);
 /* ring.c: a thread's sample ring for the configured rate */
 SPROF_HIDDEN uint32_t sprof_thread_ring_bytes(void);
 /* spare_pool.c */

@@ -4,12 +4,12 @@
  * truth for kernel-leaf samples ([syscall]).
  *
  * The calls are made with the syscall instruction itself, not glibc's
- * wrappers: in a process with a second thread (sprof's writer) those take
- * the cancellable path, __pthread_enable_asynccancel and
- * __pthread_disable_asynccancel around the call, user-mode code that the
- * method's clock counted as the call's (~1.5 % of all CPU here: the
- * profile's [syscall] read 1.3-2.0 pp under that "truth" in 4 runs of 5,
- * with the methods' own shares within 0.9 pp). */
+ * wrappers: in a process with threads those take the cancellable path,
+ * __pthread_enable_asynccancel and __pthread_disable_asynccancel around
+ * the call, user-mode code that the method's clock counted as the call's
+ * (~1.5 % of all CPU when sprof's writer thread still switched glibc to
+ * that mode: the profile's [syscall] read 1.3-2.0 pp under that "truth" in
+ * 4 runs of 5, with the methods' own shares within 0.9 pp). */
 #include "acc_truth.h"
 
 #include <stdio.h>

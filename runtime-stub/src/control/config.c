@@ -1,6 +1,7 @@
 #define _GNU_SOURCE
 /* Environment → sampler settings. secure_getenv: a setuid/setgid process
  * ignores every variable and runs unprofiled. */
+#include <dlfcn.h>
 #include <errno.h>
 #include <stdarg.h>
 #include <stdio.h>
@@ -24,6 +25,33 @@ void sprof_warn(const char *fmt, ...)
     ssize_t w = write(2, buf, (size_t)n);
     (void)w;
 }
+
+/* Error and signal descriptions for messages, safe on sprof's own threads
+ * (rt_internal.h, at sprof_own_thread_create): strerror and strsignal
+ * translate through gettext, which may allocate, and strsignal allocates
+ * for real-time signals. glibc >= 2.32's strerrordesc_np and sigdescr_np
+ * return static English text; they are looked up before the runtime
+ * starts, not linked (older glibc: the number alone). */
+typedef const char *(*describe_fn)(int);
+static describe_fn errno_desc, signal_desc;
+
+__attribute__((constructor(101))) static void resolve_descriptions(void)
+{
+    errno_desc = (describe_fn)dlsym(RTLD_DEFAULT, "strerrordesc_np");
+    signal_desc = (describe_fn)dlsym(RTLD_DEFAULT, "sigdescr_np");
+}
+
+static const char *describe(describe_fn f, const char *what, int n, char *buf, size_t len)
+{
+    const char *d = f ? f(n) : NULL;
+    if (d) return d;
+    snprintf(buf, len, "%s %d", what, n);
+    return buf;
+}
+
+const char *sprof_errno_text(int err, char *buf, size_t len) { return describe(errno_desc, "errno", err, buf, len); }
+
+const char *sprof_signal_text(int sig, char *buf, size_t len) { return describe(signal_desc, "signal", sig, buf, len); }
 
 static long parse_num(const char *name, const char *s, long lo, long hi, long dflt)
 {

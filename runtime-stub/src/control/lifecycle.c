@@ -11,7 +11,7 @@
 #include "rt_internal.h"
 #include "sampling/pacer_local.h"
 
-struct sprof_globals g_sprof = {.fd = -1, .reg_lock = PTHREAD_MUTEX_INITIALIZER};
+struct sprof_globals g_sprof = {.fd = -1};
 
 static const int fatal_sigs[] = {SIGSEGV, SIGBUS, SIGILL, SIGFPE, SIGABRT, SIGTRAP, SIGSYS,
                                  SIGTERM, SIGINT, SIGHUP, SIGQUIT, SIGXCPU};
@@ -56,7 +56,7 @@ void sprof_fatal_install(void)
 static void fork_prepare(void)
 {
     if (!g_sprof.session) return;
-    pthread_mutex_lock(&g_sprof.reg_lock);
+    sprof_lock(&g_sprof.reg_lock);
     sprof_io_lock();
 }
 
@@ -64,7 +64,7 @@ static void fork_parent(void)
 {
     if (!g_sprof.session) return;
     sprof_io_unlock();
-    pthread_mutex_unlock(&g_sprof.reg_lock);
+    sprof_unlock(&g_sprof.reg_lock);
 }
 
 /* The child inherits the parent's file descriptor, rings and perf events:
@@ -95,7 +95,7 @@ static void fork_child(void)
     atomic_store(&g_sprof.sampler_active, 0);
     sprof_ring_free(&g_sprof.aux_ring);
     g_sprof.writer_started = g_sprof.sampler_started = 0;
-    pthread_mutex_init(&g_sprof.reg_lock, NULL);
+    atomic_store(&g_sprof.reg_lock, 0);
     atomic_store(&g_sprof.io_lock, 0);
     if (g_sprof.cfg.path_has_pid) sprof_after_fork_child();
 }
@@ -174,7 +174,7 @@ static int choose_mechanism(void)
     }
     if (c->forced_mech == SPROF_MECH_PERF_EVENT)
         sprof_warn("SPROF_TIMER=perf_event: perf_event_open refused (%s; see perf_event_paranoid); "
-                   "using cpuclock", strerror(errno));
+                   "using cpuclock", sprof_errno_text(errno, (char[32]){0}, 32));
     return SPROF_MECH_CPUCLOCK_PACED;
 }
 
@@ -191,7 +191,7 @@ static uint32_t choose_kernel_sampling(void)
         if (want == SPROF_KERNEL_PERF)
             sprof_warn("SPROF_KERNEL=perf: perf_event may not sample kernel mode here (%s; "
                        "perf_event_paranoid > 1 without CAP_PERFMON); using the kernel tick",
-                       strerror(errno));
+                       sprof_errno_text(errno, (char[32]){0}, 32));
     }
     if ((g_sprof.mech == SPROF_MECH_PERF_EVENT || g_sprof.mech == SPROF_MECH_CPUCLOCK_PACED) &&
         tick_sampler_safe())
@@ -220,8 +220,8 @@ static void start_common(int lazy_file)
     g_sprof.mech = choose_mechanism();
     g_sprof.ksample = choose_kernel_sampling();
 
-    sprof_maps_changed();
     sprof_maps_scan(0); /* exec table before the first sample */
+    sprof_perf_locate_code(); /* here, not in the writer: it takes the loader's lock */
     sprof_control_start(); /* a paused start: before any thread's sampling is set up */
     sprof_spare_stock();   /* the first threads' rings and stacks, mapped now */
     int ok;
@@ -232,7 +232,8 @@ static void start_common(int lazy_file)
         atomic_store(&g_sprof.running, 1);
         if (!sprof_thread_register(0) && sprof_uses_perf()) {
             /* event opened in the probe but the ring mmap failed (mlock limit) */
-            sprof_warn("perf_event ring buffer unavailable (%s); using signals", strerror(errno));
+            sprof_warn("perf_event ring buffer unavailable (%s); using signals",
+                       sprof_errno_text(errno, (char[32]){0}, 32));
             atomic_store(&g_sprof.running, 0);
             sprof_sampler_stop();
             g_sprof.mech = g_sprof.mech == SPROF_MECH_WALL_PERF ? SPROF_MECH_WALL : SPROF_MECH_CPUCLOCK_PACED;

@@ -47,7 +47,7 @@ struct sprof_thread *sprof_thread_register(uint64_t start_pc)
 {
     if (!atomic_load(&g_sprof.running) || sprof_self) return sprof_self;
     struct sprof_thread *t = NULL;
-    pthread_mutex_lock(&g_sprof.reg_lock);
+    sprof_lock(&g_sprof.reg_lock);
     uint64_t epoch = atomic_load_explicit(&g_sprof.sampler_epoch, memory_order_acquire);
     int sampler = atomic_load(&g_sprof.sampler_active);
     /* from the lowest slot that may be free: a program that starts threads
@@ -69,7 +69,7 @@ struct sprof_thread *sprof_thread_register(uint64_t start_pc)
             break;
         }
     }
-    pthread_mutex_unlock(&g_sprof.reg_lock);
+    sprof_unlock(&g_sprof.reg_lock);
     if (!t) return NULL; /* table full: this thread runs unprofiled */
 
     uint8_t *keep_scratch = t->scratch;

@@ -9,12 +9,17 @@
 #include <signal.h>
 #include <stdio.h>
 #include <string.h>
+#include <linux/futex.h>
 #include <sys/prctl.h>
 #include <sys/resource.h>
 #include <sys/stat.h>
+#include <sys/syscall.h>
 #include <unistd.h>
 
 #include "rt_internal.h"
+
+/* the shortest interval between two reads of /proc/self/maps */
+#define SPROF_MAPS_EVERY_NS 100000000ull
 
 #define OUT_BUF (1u << 20)
 static uint8_t out_buf[OUT_BUF];
@@ -132,7 +137,8 @@ static int open_trace_file(void)
         if (errno == EEXIST)
             sprof_warn("%s exists; not overwriting it (set SPROF_OVERWRITE=1); running unprofiled", path);
         else
-            sprof_warn("cannot create %s: %s; running unprofiled", path, strerror(errno));
+            sprof_warn("cannot create %s: %s; running unprofiled", path,
+                       sprof_errno_text(errno, (char[32]){0}, 32));
     }
     return sprof_fd_adopt(fd, &g_sprof.fd, SPROF_FD_FILE);
 }
@@ -529,7 +535,7 @@ static void attach_pending_threads(void)
             t->attach_unknown = 1;
             if (!warned++)
                 sprof_warn("thread %u: perf_event could not be opened (%s); its CPU is charged to its start routine",
-                           t->tid, strerror(err));
+                           t->tid, sprof_errno_text(err, (char[32]){0}, 32));
             continue;
         }
         /* CPU before the event: none of it is charged when some of it may
@@ -717,29 +723,34 @@ static uint64_t writer_period_ns(void)
     return ns;
 }
 
-/* The writer sleeps on a condition variable so a stop wakes it at once
- * (exit is not delayed by up to a period). */
-static pthread_mutex_t wake_mu = PTHREAD_MUTEX_INITIALIZER;
-static pthread_cond_t wake_cv;
+/* The writer sleeps on a futex word that every wake-up request bumps, so a
+ * stop wakes it at once (exit is not delayed by up to a period). Not a
+ * pthread condition variable: its mutex would be shared with the program's
+ * threads (see sprof_lock). */
+static _Atomic uint32_t wake_seq;
 
 static void writer_sleep_until(uint64_t t)
 {
     struct timespec ts = {(time_t)(t / 1000000000ull), (long)(t % 1000000000ull)};
-    pthread_mutex_lock(&wake_mu);
-    while (!atomic_load(&g_sprof.stopping) && !atomic_load(&g_sprof.attach_wanted) &&
-           !atomic_load(&g_sprof.spares_wanted) &&
-           sprof_now_ns(CLOCK_MONOTONIC) < t)
-        if (pthread_cond_timedwait(&wake_cv, &wake_mu, &ts) == ETIMEDOUT) break;
-    pthread_mutex_unlock(&wake_mu);
+    for (;;) {
+        uint32_t seq = atomic_load(&wake_seq); /* before the checks: no wake-up is lost */
+        if (atomic_load(&g_sprof.stopping) || atomic_load(&g_sprof.attach_wanted) ||
+            atomic_load(&g_sprof.spares_wanted) || sprof_now_ns(CLOCK_MONOTONIC) >= t)
+            return;
+        /* FUTEX_WAIT_BITSET: an absolute CLOCK_MONOTONIC deadline */
+        if (syscall(SYS_futex, (uint32_t *)&wake_seq, FUTEX_WAIT_BITSET_PRIVATE, seq, &ts, NULL,
+                    FUTEX_BITSET_MATCH_ANY) != 0 &&
+            errno == ETIMEDOUT)
+            return;
+    }
 }
 
 /* A new thread waits for its perf event (attach_wanted is set). Before
- * the writer runs this signals nobody; its first sleep sees the flag. */
+ * the writer runs this wakes nobody; its first sleep sees the flag. */
 void sprof_writer_wake(void)
 {
-    pthread_mutex_lock(&wake_mu);
-    pthread_cond_signal(&wake_cv);
-    pthread_mutex_unlock(&wake_mu);
+    atomic_fetch_add(&wake_seq, 1);
+    syscall(SYS_futex, (uint32_t *)&wake_seq, FUTEX_WAKE_PRIVATE, 1, NULL, NULL, 0);
 }
 
 void sprof_writer_nudge(void)
@@ -770,7 +781,7 @@ static void *writer_main(void *arg)
      * a larger stack copy gets it early (perf_adapt.c) */
     uint64_t period = base_period < 2000000ull ? base_period : 2000000ull;
     uint64_t next = sprof_now_ns(CLOCK_MONOTONIC);
-    uint64_t next_stats = next + 1000000000ull, next_maps = next + 100000000ull;
+    uint64_t next_stats = next + 1000000000ull, next_maps = next + SPROF_MAPS_EVERY_NS;
     next += period;
     uint64_t attach_poll_until = 0; /* look for new threads every ms until then */
     uint32_t problems_written = 0;
@@ -793,15 +804,20 @@ static void *writer_main(void *arg)
         if (now < next) continue; /* woken early, for an attach only */
         next += period;
         if (next < now) next = now;
-        int rescan = 0;
-        if (now >= next_maps) {
-            rescan = sprof_maps_changed(); /* outside io_lock: takes the loader's lock */
-            next_maps = now + 100000000ull;
-        }
         sprof_io_lock();
         sprof_control_pass(now);
         sprof_rotate_pass(now);
-        if (rescan) sprof_maps_scan(1);
+        if (now >= next_maps) {
+            /* /proc/self/maps again (libraries loaded, code mapped): every
+             * 100 ms, less often where reading it costs more, so that it
+             * takes at most 0.1 % of a CPU. Not dl_iterate_phdr's load
+             * counters: the loader's lock is a pthread mutex (see
+             * sprof_own_thread_create). */
+            uint64_t c0 = sprof_now_ns(CLOCK_THREAD_CPUTIME_ID);
+            sprof_maps_scan(1);
+            uint64_t took = sprof_now_ns(CLOCK_THREAD_CPUTIME_ID) - c0; /* CPU: waiting for one is no cost */
+            next_maps = now + (took * 1000u > SPROF_MAPS_EVERY_NS ? took * 1000u : SPROF_MAPS_EVERY_NS);
+        }
         period = adapt_period(period, base_period, sprof_drain_all());
         uint64_t hint = atomic_exchange(&g_sprof.writer_period_hint, 0);
         if (hint && hint < period) {
@@ -832,23 +848,9 @@ static void *writer_main(void *arg)
     return NULL;
 }
 
-extern int sprof_real_pthread_create(pthread_t *, const pthread_attr_t *, void *(*)(void *), void *);
-
 int sprof_writer_start(void)
 {
-    /* (re)initialised here: also right after fork in a child that profiles */
-    pthread_condattr_t ca;
-    pthread_condattr_init(&ca);
-    pthread_condattr_setclock(&ca, CLOCK_MONOTONIC);
-    pthread_cond_init(&wake_cv, &ca);
-    pthread_condattr_destroy(&ca);
-    pthread_mutex_init(&wake_mu, NULL);
-    sigset_t all, old;
-    sigfillset(&all);
-    pthread_sigmask(SIG_BLOCK, &all, &old);
-    int rc = sprof_real_pthread_create(&g_sprof.writer_tid, NULL, writer_main, NULL);
-    pthread_sigmask(SIG_SETMASK, &old, NULL);
-    if (rc != 0) return -1;
+    if (sprof_own_thread_create(&g_sprof.writer_tid, writer_main) != 0) return -1;
     g_sprof.writer_started = 1;
     return 0;
 }
@@ -922,15 +924,14 @@ static void finish_locked(void)
 void sprof_writer_finish(void)
 {
     if (g_sprof.writer_started) {
-        pthread_mutex_lock(&wake_mu);
         atomic_store(&g_sprof.stopping, 1);
-        pthread_cond_signal(&wake_cv);
-        pthread_mutex_unlock(&wake_mu);
+        sprof_writer_wake();
         pthread_join(g_sprof.writer_tid, NULL);
         g_sprof.writer_started = 0;
     }
     if (!g_sprof.session) return;
     sprof_io_lock();
+    sprof_maps_scan(1); /* a library loaded since the writer's last read */
     finish_locked();
     sprof_io_unlock();
 }

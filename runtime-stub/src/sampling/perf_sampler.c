@@ -214,7 +214,6 @@ static uint64_t sample_weight(uint64_t delta)
  * pthread_create wrapper sits at the root of every thread the program
  * starts: a root frame of ours alone does not count). */
 static uint64_t own_lo, own_hi, exe_lo, exe_hi;
-static int own_known;
 
 static int find_text(struct dl_phdr_info *info, size_t size, void *data)
 {
@@ -237,6 +236,14 @@ static int find_text(struct dl_phdr_info *info, size_t size, void *data)
     return 0;
 }
 
+/* At start, on the program's thread: dl_iterate_phdr takes the loader's
+ * lock, which sprof's own threads never take (sprof_own_thread_create). */
+void sprof_perf_locate_code(void)
+{
+    own_lo = own_hi = exe_lo = exe_hi = 0;
+    dl_iterate_phdr(find_text, (void *)(uintptr_t)&find_text);
+}
+
 static int in(uint64_t a, uint64_t lo, uint64_t hi)
 {
     return a >= lo && a < hi;
@@ -244,10 +251,6 @@ static int in(uint64_t a, uint64_t lo, uint64_t hi)
 
 static int in_own_work(uint64_t pc, const uint64_t *chain, uint32_t n)
 {
-    if (!own_known) {
-        own_known = 1;
-        dl_iterate_phdr(find_text, (void *)(uintptr_t)&find_text);
-    }
     if (own_lo == own_hi || exe_lo == exe_hi) return 0;
     /* sprof's code running (its start, its exit, an interposer's own work) */
     if (in(pc, own_lo, own_hi)) return 1;

@@ -343,11 +343,12 @@ static void offcpu_sample(struct sprof_thread *t, struct proc_fds *p, uint8_t *r
 static void pace_wall(void)
 {
     const uint64_t period = g_sprof.period_ns;
+    /* mapped, not malloc'ed: this thread never calls malloc (own_threads.c) */
     uint32_t rec_cap = sprof_scratch_size(g_sprof.cfg.max_depth);
-    uint8_t *rec_buf = malloc(rec_cap);
-    size_t copy_cap = 16 * 1024;
-    uint8_t *copy = malloc(copy_cap);
-    if (!rec_buf || !copy) goto out;
+    size_t copy_cap = 16 * 1024, len = rec_cap + copy_cap;
+    void *mem = mmap(NULL, len, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+    if (mem == MAP_FAILED) return;
+    uint8_t *rec_buf = mem, *copy = rec_buf + rec_cap;
     uint64_t next = sprof_now_ns(CLOCK_MONOTONIC);
     while (atomic_load(&sampler_run)) {
         if (paused_pass()) {
@@ -388,9 +389,7 @@ static void pace_wall(void)
         }
         note_own_cpu(atomic_fetch_add_explicit(&g_sprof.sampler_epoch, 1, memory_order_release)); /* pass over */
     }
-out:
-    free(rec_buf);
-    free(copy);
+    munmap(mem, len);
 }
 
 static void *sampler_main(void *arg)
@@ -406,19 +405,12 @@ static void *sampler_main(void *arg)
     return NULL;
 }
 
-extern int sprof_real_pthread_create(pthread_t *, const pthread_attr_t *, void *(*)(void *), void *);
-
 int sprof_sampler_start(void)
 {
     if (sprof_is_wall() && !g_sprof.aux_ring.buf && sprof_ring_init(&g_sprof.aux_ring, SPROF_RING_BYTES) != 0) return -1;
     atomic_store(&sampler_run, 1);
     atomic_store(&g_sprof.sampler_active, 1);
-    sigset_t all, old;
-    sigfillset(&all);
-    pthread_sigmask(SIG_BLOCK, &all, &old);
-    int rc = sprof_real_pthread_create(&g_sprof.sampler_tid, NULL, sampler_main, NULL);
-    pthread_sigmask(SIG_SETMASK, &old, NULL);
-    if (rc != 0) {
+    if (sprof_own_thread_create(&g_sprof.sampler_tid, sampler_main) != 0) {
         atomic_store(&g_sprof.sampler_active, 0);
         return -1;
     }

@@ -49,21 +49,21 @@ static int kind_cap(int kind)
 static void give(int kind, void *p, size_t len)
 {
     if (!p) return;
-    pthread_mutex_lock(&g_sprof.reg_lock);
+    sprof_lock(&g_sprof.reg_lock);
     if (len == kind_bytes(kind) && n_spares[kind] < kind_cap(kind)) {
         spares[kind][n_spares[kind]++] = p;
         p = NULL;
     }
-    pthread_mutex_unlock(&g_sprof.reg_lock);
+    sprof_unlock(&g_sprof.reg_lock);
     if (p) munmap(p, len);
 }
 
 static void *take(int kind)
 {
-    pthread_mutex_lock(&g_sprof.reg_lock);
+    sprof_lock(&g_sprof.reg_lock);
     void *p = n_spares[kind] ? spares[kind][--n_spares[kind]] : NULL;
     int left = n_spares[kind];
-    pthread_mutex_unlock(&g_sprof.reg_lock);
+    sprof_unlock(&g_sprof.reg_lock);
     if (kind == SPARE_RING) atomic_fetch_add_explicit(&taken_since_stock, 1, memory_order_relaxed);
     if (left < SPARE_MIN / 2 + 1) {
         atomic_store(&g_sprof.spares_wanted, 1);
@@ -93,9 +93,9 @@ void sprof_spare_stock(void)
         size_t len = kind_bytes(kind);
         int target = (int)want < kind_cap(kind) ? (int)want : kind_cap(kind);
         for (;;) {
-            pthread_mutex_lock(&g_sprof.reg_lock);
+            sprof_lock(&g_sprof.reg_lock);
             int have = n_spares[kind];
-            pthread_mutex_unlock(&g_sprof.reg_lock);
+            sprof_unlock(&g_sprof.reg_lock);
             if (have >= target) break;
             void *p = mmap(NULL, len, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
             if (p == MAP_FAILED) return; /* threads map their own, or run unprofiled */

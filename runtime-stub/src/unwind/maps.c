@@ -22,8 +22,6 @@ struct seen_map {
 };
 static struct seen_map seen[MAX_SEEN];
 static uint32_t nseen;
-static unsigned long long last_adds = ~0ull, last_subs = ~0ull;
-static unsigned long long seen_adds, seen_subs; /* read by sprof_maps_changed, committed by a scan */
 
 static uint32_t hash_str(const char *s)
 {
@@ -101,28 +99,6 @@ out:
     return len;
 }
 
-static int phdr_cb(struct dl_phdr_info *info, size_t size, void *data)
-{
-    unsigned long long *v = data;
-    if (size >= offsetof(struct dl_phdr_info, dlpi_subs) + sizeof info->dlpi_subs) {
-        v[0] = info->dlpi_adds;
-        v[1] = info->dlpi_subs;
-    }
-    return 1; /* the counters are the same in every entry */
-}
-
-/* Takes the dynamic loader's lock: never call it with io_lock held (a
- * library constructor running under that lock may fork, and fork waits for
- * io_lock). */
-int sprof_maps_changed(void)
-{
-    unsigned long long v[2] = {0, 0};
-    dl_iterate_phdr(phdr_cb, v);
-    seen_adds = v[0];
-    seen_subs = v[1];
-    return !(v[0] == last_adds && v[1] == last_subs);
-}
-
 static int was_seen(uint64_t start, uint64_t end, uint64_t off, uint32_t h)
 {
     for (uint32_t i = 0; i < nseen; i++)
@@ -150,21 +126,19 @@ static void emit_mapping(uint64_t start, uint64_t end, uint64_t off, uint32_t pr
     sprof_out_append(rec, m->h.size);
 }
 
-/* Call sprof_maps_changed() first: the scan records the counters it saw. */
 int sprof_maps_scan(int emit_records)
 {
-    last_adds = seen_adds;
-    last_subs = seen_subs;
-
     int fd = open("/proc/self/maps", O_RDONLY | O_CLOEXEC);
     if (fd < 0) return -1;
+    /* mapped, not malloc'ed: the writer thread never calls malloc
+     * (host/own_threads.c) */
     size_t cap = 1 << 16, len = 0;
-    char *buf = malloc(cap);
-    if (!buf) { close(fd); return -1; }
+    char *buf = mmap(NULL, cap, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+    if (buf == MAP_FAILED) { close(fd); return -1; }
     for (;;) {
         if (len + 4096 > cap) {
-            char *nb = realloc(buf, cap * 2);
-            if (!nb) break;
+            char *nb = mremap(buf, cap, cap * 2, MREMAP_MAYMOVE);
+            if (nb == MAP_FAILED) break;
             buf = nb;
             cap *= 2;
         }
@@ -198,7 +172,7 @@ int sprof_maps_scan(int emit_records)
             if (nseen < MAX_SEEN) seen[nseen++] = (struct seen_map){s, e, off, h};
         }
     }
-    free(buf);
+    munmap(buf, cap);
     sprof_exec_table_publish(ranges, nr); /* maps are sorted by address */
     return 0;
 }
@@ -206,5 +180,4 @@ int sprof_maps_scan(int emit_records)
 void sprof_maps_reset(void)
 {
     nseen = 0;
-    last_adds = last_subs = ~0ull;
 }
