@@ -19,28 +19,16 @@
 
 /* mov $NR,%eax right before the syscall instruction, as glibc's wrappers
  * do: the profiler decodes the call's number from it */
-#define RAW_SYSCALL3(nr, a, b, c)                                                                \
+#define RAW_SYSCALL(nr, a, b, c, d)                                                              \
     ({                                                                                           \
         long ret_;                                                                               \
         register long a_ __asm__("rdi") = (long)(a);                                             \
         register long b_ __asm__("rsi") = (long)(b);                                             \
         register long c_ __asm__("rdx") = (long)(c);                                             \
+        register long d_ __asm__("r10") = (long)(d);                                             \
         __asm__ volatile("mov %[n], %%eax\n\tsyscall"                                            \
                          : "=a"(ret_)                                                            \
-                         : [n] "i"(nr), "r"(a_), "r"(b_), "r"(c_)                                \
-                         : "rcx", "r11", "memory");                                              \
-        ret_;                                                                                    \
-    })
-#define RAW_PREAD(fd, buf, len, off)                                                             \
-    ({                                                                                           \
-        register long off_ __asm__("r10") = (long)(off);                                         \
-        long ret_;                                                                               \
-        register long a_ __asm__("rdi") = (long)(fd);                                            \
-        register long b_ __asm__("rsi") = (long)(buf);                                           \
-        register long c_ __asm__("rdx") = (long)(len);                                           \
-        __asm__ volatile("mov %[n], %%eax\n\tsyscall"                                            \
-                         : "=a"(ret_)                                                            \
-                         : [n] "i"(SYS_pread64), "r"(a_), "r"(b_), "r"(c_), "r"(off_)            \
+                         : [n] "i"(nr), "r"(a_), "r"(b_), "r"(c_), "r"(d_)                       \
                          : "rcx", "r11", "memory");                                              \
         ret_;                                                                                    \
     })
@@ -54,10 +42,10 @@ static int64_t rounds;
 static ACC_METHOD void sp_Writer_emit(void)
 {
     int64_t t0 = acc_cpu_ns();
-    if (RAW_SYSCALL3(SYS_ftruncate, fd, 0, 0) != 0 || RAW_SYSCALL3(SYS_lseek, fd, 0, SEEK_SET) != 0)
+    if (RAW_SYSCALL(SYS_ftruncate, fd, 0, 0, 0) != 0 || RAW_SYSCALL(SYS_lseek, fd, 0, SEEK_SET, 0) != 0)
         abort();
     for (int i = 0; i < BLOCKS; i++)
-        if (RAW_SYSCALL3(SYS_write, fd, block, BLOCK) != BLOCK)
+        if (RAW_SYSCALL(SYS_write, fd, block, BLOCK, 0) != BLOCK)
             abort();
     writer_ns += acc_cpu_ns() - t0;
 }
@@ -67,7 +55,7 @@ static ACC_METHOD void sp_Reader_load(void)
     int64_t t0 = acc_cpu_ns();
     char in[BLOCK];
     for (int i = 0; i < BLOCKS; i++)
-        if (RAW_PREAD(fd, in, BLOCK, (long)i * BLOCK) != BLOCK)
+        if (RAW_SYSCALL(SYS_pread64, fd, in, BLOCK, (long)i * BLOCK) != BLOCK)
             abort();
     acc_sink += (uint64_t)in[7];
     reader_ns += acc_cpu_ns() - t0;
