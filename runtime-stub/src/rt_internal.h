@@ -127,6 +127,9 @@ struct sprof_thread {
     _Atomic int state;
     uint32_t tid;
     uint64_t stack_lo, stack_hi; /* [lo, hi) of the thread's own stack */
+    /* about the lowest address the thread's outermost frame record (main's,
+     * its start routine's) can be at: where it registered, less 512 bytes */
+    uint64_t root_floor;
     clockid_t cpuclock;
     uint64_t start_ns;
 
@@ -398,7 +401,7 @@ SPROF_HIDDEN uint32_t sprof_build_from_dump(struct sprof_rec_sample *rec, uint32
                                             uint64_t sp, uint64_t fp, const uint64_t *kchain,
                                             uint32_t nk, int kchain_full, const uint8_t *dump,
                                             uint64_t dump_len, uint64_t stack_hi, uint64_t thr_lo,
-                                            uint64_t thr_hi, uint32_t max_depth);
+                                            uint64_t thr_hi, uint64_t root_floor, uint32_t max_depth);
 SPROF_HIDDEN uint32_t sprof_max_record_size(uint32_t max_depth);
 /* signal mechanisms: a sample on an alternate signal stack gets the interrupted stack too */
 SPROF_HIDDEN uint32_t sprof_add_interrupted_stack(struct sprof_rec_sample *rec, uint32_t cap,

@@ -21,13 +21,13 @@ case $MODE in signal_*) prog=sigframe; args="${MODE#signal_} 0.6" ;; esac
 # perf_event copies SPROF_PERF_STACK bytes of stack per sample (default 4 KiB)
 # and grows the copy of a thread whose samples it knows are cut (up to
 # 56 KiB): the 400-deep recursion, beyond the kernel's 127-frame chain,
-# needs that. A 4 KiB buffer plus qsort's frames also needs more, but the
-# runtime cannot tell those samples are cut: it runs with a 16 KiB copy. A
-# frameless function with a 32 KiB frame (rbp used for data: no frame record
-# near sp) gets the larger copy too; a 64 KiB one is beyond any copy (a
-# record is at most 64 KiB): there the cut must be said.
+# needs that, and so does a 4 KiB buffer plus qsort's frames (a chain
+# rebuilt from a copy that ends below where the thread's outermost record
+# can be is cut; before, only SPROF_PERF_STACK=16384 made this test pass).
+# A frameless function with a 32 KiB frame (rbp used for data: no frame
+# record near sp) gets the larger copy too; a 64 KiB one is beyond any copy
+# (a record is at most 64 KiB): there the cut must be said.
 extra=
-[ "$MODE" = qsort4k ] && extra=SPROF_PERF_STACK=16384
 [ "$MODE" = deep400 ] && extra=SPROF_MAX_DEPTH=512
 # shellcheck disable=SC2086
 env $extra SPROF_OUT=t.bin SPROF_HZ=2000 SPROF_TIMER=$MECH LD_PRELOAD="$LIB/libsprof.so" "$BIN/$prog" $args ||

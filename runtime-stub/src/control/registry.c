@@ -30,6 +30,14 @@ static void stack_bounds(struct sprof_thread *t)
 {
     pthread_attr_t attr;
     t->stack_lo = t->stack_hi = 0;
+    /* registration runs before main (in the constructor, a few frames
+     * deeper than main's record will be: measured 0x80 below a preloaded
+     * constructor's frame, and this frame is ~0x200 below that) or before
+     * the start routine (called right after, just below the trampoline).
+     * Too high a floor costs only a larger stack copy for a while
+     * (perf_adapt.c), never a frame. */
+    uint64_t here = (uint64_t)(uintptr_t)__builtin_frame_address(0);
+    t->root_floor = here > 512 ? here - 512 : 0;
     if (pthread_getattr_np(pthread_self(), &attr) == 0) {
         void *addr;
         size_t size;

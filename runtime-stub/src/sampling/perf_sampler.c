@@ -344,7 +344,7 @@ static void handle_sample(struct sprof_thread *t, const uint8_t *p, uint32_t len
     }
     uint32_t size = sprof_build_from_dump(rec, rec_cap, regs[REG_IDX_PC], sp, regs[REG_IDX_FP], kchain, nk,
                                           nuser >= chain_max, dump, dyn, stack_hi, off ? t->stack_lo : 0,
-                                          off ? t->stack_hi : 0, g_sprof.cfg.max_depth);
+                                          off ? t->stack_hi : 0, off ? 0 : t->root_floor, g_sprof.cfg.max_depth);
     if (!size) return;
     sprof_perf_note_reach(t, rec);
     sprof_count_sample(t, rec);

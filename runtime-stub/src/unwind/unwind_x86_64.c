@@ -441,7 +441,7 @@ uint32_t sprof_walk(struct sprof_rec_sample *rec, uint32_t cap, uint64_t pc, uin
 uint32_t sprof_build_from_dump(struct sprof_rec_sample *rec, uint32_t cap, uint64_t pc, uint64_t sp,
                                uint64_t fp, const uint64_t *kchain, uint32_t nk, int kchain_full,
                                const uint8_t *dump, uint64_t dump_len, uint64_t stack_hi, uint64_t thr_lo,
-                               uint64_t thr_hi, uint32_t max_depth)
+                               uint64_t thr_hi, uint64_t root_floor, uint32_t max_depth)
 {
     if (max_depth > 512) max_depth = 512;
     if (cap < sprof_scratch_size(max_depth)) return 0;
@@ -546,6 +546,15 @@ uint32_t sprof_build_from_dump(struct sprof_rec_sample *rec, uint32_t cap, uint6
         }
     }
     a.ncand = chain_candidates(&m, sp, stack_hi > sp ? stack_hi : m.hi, fpoff, a.nframes, &flags, coff, cval);
+    /* A chain rebuilt from the dump (rbp was a frameless function's data:
+     * glibc's msort under qsort) is complete only if the dump holds the
+     * thread's outermost record, which is above root_floor: a dump that
+     * ends below it cut the stack, though no word in it says so (the
+     * records above a caller's 4 KiB buffer). Saying so grows the copy
+     * (perf_adapt.c). */
+    if ((flags & (SPROF_SAMPLE_CHAIN_BROKEN | SPROF_SAMPLE_FP_SCANNED)) && root_floor && m.hi <= root_floor &&
+        sp < root_floor)
+        flags |= SPROF_SAMPLE_STACK_CUT;
     rec->flags |= flags;
     return finish(rec, cap, fpoff, coff, cval, a);
 }
