@@ -53,11 +53,24 @@ int sprof_is_exec_cached(struct sprof_exec_cache *c, uint64_t addr)
     return r;
 }
 
-/* ranges: n sorted [start, end) pairs */
+/* The table handlers read now holds exactly these ranges. */
+static int same_as_current(const uint64_t *ranges, uint32_t n)
+{
+    uint32_t c = atomic_load(&cur) & 1;
+    if (atomic_load(&tab_n[c]) != n) return 0;
+    for (uint32_t i = 0; i < n; i++)
+        if (tab[c][i][0] != ranges[2 * i] || tab[c][i][1] != ranges[2 * i + 1]) return 0;
+    return 1;
+}
+
+/* ranges: n sorted [start, end) pairs. The maps are read every 100 ms; a
+ * flip happens only when they changed, so a handler never sees two flips
+ * while it reads one table. */
 void sprof_exec_table_publish(const uint64_t *ranges, uint32_t n)
 {
-    uint32_t next = (atomic_load(&cur) + 1) & 1;
     if (n > EXEC_MAX) n = EXEC_MAX;
+    if (same_as_current(ranges, n)) return;
+    uint32_t next = (atomic_load(&cur) + 1) & 1;
     atomic_store(&tab_n[next], 0);
     for (uint32_t i = 0; i < n; i++) {
         tab[next][i][0] = ranges[2 * i];
