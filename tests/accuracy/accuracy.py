@@ -53,10 +53,6 @@ CASE_ENV = {"deep": {"SPROF_MAX_DEPTH": "512"}}
 # empty to expect everything to pass). Remove entries as the runtime learns:
 # an expected failure that passes is reported as XPASS.
 XFAIL = [
-    # io alternates write/pread with compute: 0.3-1.5 pp at full length
-    # under cpuclock (9 runs; perf_event 0.3-1.4 in 16), the writer ~0.7 pp
-    # high on average: its system calls get more landings than their CPU
-    "io:cpuclock:*",
     # fibers (25 us exchanges, an rt_sigprocmask each): 0.7-2.4 pp at full
     # length against the steps' measured truth (perf_event 0.3-0.6), the
     # 8 us step low and the 15 us one high: a landing at the switch's
