@@ -249,7 +249,7 @@ struct sprof_globals {
     _Atomic int io_lock;  /* owner of the file + ring consumers */
     struct sprof_thread threads[SPROF_MAX_THREADS];
     _Atomic int slots_hi; /* slots at or above this index were never claimed */
-    _Atomic int reg_lock; /* slot claims (never taken in a handler): sprof_lock */
+    _Atomic uint32_t reg_lock; /* slot claims (never taken in a handler): sprof_lock */
     _Atomic uint64_t threads_seen;
     _Atomic int attach_wanted; /* a thread waits for the writer to open its perf event */
     _Atomic int spares_wanted; /* starting threads have taken the spare pool low (spare_pool.c) */
@@ -377,7 +377,6 @@ SPROF_HIDDEN void sprof_exec_table_publish(const uint64_t *ranges, uint32_t n);
 
 /* maps.c */
 SPROF_HIDDEN int sprof_maps_scan(int emit_records); /* updates exec table; emits new MAPPINGs */
-SPROF_HIDDEN void sprof_perf_locate_code(void);     /* perf_sampler.c: sprof's and the executable's code ranges */
 SPROF_HIDDEN void sprof_maps_reset(void);
 
 /* unwind_x86_64.c */
@@ -396,6 +395,8 @@ struct sprof_walk_mem {
  * size, or 0 if it does not fit. */
 SPROF_HIDDEN uint32_t sprof_walk(struct sprof_rec_sample *rec, uint32_t cap, uint64_t pc, uint64_t sp,
                                  uint64_t fp, struct sprof_walk_mem *m, uint32_t max_depth);
+/* perf_sampler.c, at start: sprof's and the executable's code ranges */
+SPROF_HIDDEN void sprof_perf_locate_code(void);
 /* perf: kernel chain + stack dump → the same record shape */
 SPROF_HIDDEN uint32_t sprof_build_from_dump(struct sprof_rec_sample *rec, uint32_t cap, uint64_t pc,
                                             uint64_t sp, uint64_t fp, const uint64_t *kchain,
@@ -492,9 +493,14 @@ SPROF_HIDDEN int sprof_writer_start(void);
  * call dl_iterate_phdr/dlopen/dlsym (the loader's lock is such a mutex);
  * tests/runtime's own-threads test checks it. */
 SPROF_HIDDEN int sprof_own_thread_create(pthread_t *th, void *(*fn)(void *));
-/* control/shared_lock.c: a lock the program's threads and sprof's share */
-SPROF_HIDDEN void sprof_lock(_Atomic int *l);
-SPROF_HIDDEN void sprof_unlock(_Atomic int *l);
+/* control/futex_sync.c: a futex sleep (while *word == expected, until an
+ * absolute CLOCK_MONOTONIC deadline, 0: none; 0 once the deadline passed,
+ * else 1: look again), its wake, and the lock the program's threads and
+ * sprof's share */
+SPROF_HIDDEN int sprof_futex_wait(_Atomic uint32_t *word, uint32_t expected, uint64_t deadline_ns);
+SPROF_HIDDEN void sprof_futex_wake(_Atomic uint32_t *word);
+SPROF_HIDDEN void sprof_lock(_Atomic uint32_t *l);
+SPROF_HIDDEN void sprof_unlock(_Atomic uint32_t *l);
 /* ring.c: a thread's sample ring for the configured rate */
 SPROF_HIDDEN uint32_t sprof_thread_ring_bytes(void);
 /* spare_pool.c */

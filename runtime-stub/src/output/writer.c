@@ -9,11 +9,9 @@
 #include <signal.h>
 #include <stdio.h>
 #include <string.h>
-#include <linux/futex.h>
 #include <sys/prctl.h>
 #include <sys/resource.h>
 #include <sys/stat.h>
-#include <sys/syscall.h>
 #include <unistd.h>
 
 #include "rt_internal.h"
@@ -726,22 +724,17 @@ static uint64_t writer_period_ns(void)
 /* The writer sleeps on a futex word that every wake-up request bumps, so a
  * stop wakes it at once (exit is not delayed by up to a period). Not a
  * pthread condition variable: its mutex would be shared with the program's
- * threads (see sprof_lock). */
+ * threads (see control/futex_sync.c). */
 static _Atomic uint32_t wake_seq;
 
 static void writer_sleep_until(uint64_t t)
 {
-    struct timespec ts = {(time_t)(t / 1000000000ull), (long)(t % 1000000000ull)};
     for (;;) {
         uint32_t seq = atomic_load(&wake_seq); /* before the checks: no wake-up is lost */
         if (atomic_load(&g_sprof.stopping) || atomic_load(&g_sprof.attach_wanted) ||
             atomic_load(&g_sprof.spares_wanted) || sprof_now_ns(CLOCK_MONOTONIC) >= t)
             return;
-        /* FUTEX_WAIT_BITSET: an absolute CLOCK_MONOTONIC deadline */
-        if (syscall(SYS_futex, (uint32_t *)&wake_seq, FUTEX_WAIT_BITSET_PRIVATE, seq, &ts, NULL,
-                    FUTEX_BITSET_MATCH_ANY) != 0 &&
-            errno == ETIMEDOUT)
-            return;
+        if (!sprof_futex_wait(&wake_seq, seq, t)) return;
     }
 }
 
@@ -750,7 +743,7 @@ static void writer_sleep_until(uint64_t t)
 void sprof_writer_wake(void)
 {
     atomic_fetch_add(&wake_seq, 1);
-    syscall(SYS_futex, (uint32_t *)&wake_seq, FUTEX_WAKE_PRIVATE, 1, NULL, NULL, 0);
+    sprof_futex_wake(&wake_seq);
 }
 
 void sprof_writer_nudge(void)

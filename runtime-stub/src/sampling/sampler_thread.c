@@ -16,7 +16,6 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <linux/futex.h>
 #include <sys/mman.h>
 #include <sys/prctl.h>
 #include <sys/syscall.h>
@@ -61,20 +60,15 @@ static void sleep_until(uint64_t t)
  * if woken by a retry request, 0 if by the timer. */
 static int sleep_until_kicked(uint64_t t)
 {
-    struct timespec ts = {(time_t)(t / 1000000000ull), (long)(t % 1000000000ull)};
-    while (!atomic_exchange_explicit(&g_sprof.pacer_kick, 0, memory_order_acquire)) {
-        /* FUTEX_WAIT_BITSET: an absolute CLOCK_MONOTONIC deadline */
-        long rc = syscall(SYS_futex, &g_sprof.pacer_kick, FUTEX_WAIT_BITSET_PRIVATE, 0, &ts, NULL,
-                          FUTEX_BITSET_MATCH_ANY);
-        if (rc != 0 && errno == ETIMEDOUT) return 0;
-    }
+    while (!atomic_exchange_explicit(&g_sprof.pacer_kick, 0, memory_order_acquire))
+        if (!sprof_futex_wait(&g_sprof.pacer_kick, 0, t)) return 0;
     return 1;
 }
 
 void sprof_pacer_kick(void)
 {
     atomic_store_explicit(&g_sprof.pacer_kick, 1, memory_order_release);
-    syscall(SYS_futex, &g_sprof.pacer_kick, FUTEX_WAKE_PRIVATE, 1, NULL, NULL, 0);
+    sprof_futex_wake(&g_sprof.pacer_kick);
 }
 
 /* Recording paused (record_control.c): signal nobody, sample nothing,
