@@ -368,11 +368,19 @@ SPROF_HIDDEN int sprof_is_exec(uint64_t addr);
  * of the table (the unwinder asks about hundreds of words per sample, most
  * on a few pages). Lives in the walker's own scratch memory; no locks. */
 #define SPROF_EXEC_CACHE_SLOTS 128u
+#define SPROF_FRAMED_SLOTS 64u
 struct sprof_exec_cache {
     uint64_t check;                            /* gen ^ SPROF_EXEC_CACHE_MAGIC when valid */
     uint64_t tag[SPROF_EXEC_CACHE_SLOTS];      /* (page << 1 | answer) + 1; 0 = empty */
+    uint64_t framed[SPROF_FRAMED_SLOTS];       /* return addresses into frame-pointer code (0 = empty) */
 };
 SPROF_HIDDEN int sprof_is_exec_cached(struct sprof_exec_cache *c, uint64_t addr);
+/* Return addresses whose caller keeps a frame record: the stack between the
+ * record holding ret and the next one held no code address when scanned
+ * (a frameless caller always leaves its own return address there). Dropped
+ * whenever the executable ranges change. */
+SPROF_HIDDEN int sprof_framed_known(struct sprof_exec_cache *c, uint64_t ret);
+SPROF_HIDDEN void sprof_framed_note(struct sprof_exec_cache *c, uint64_t ret);
 SPROF_HIDDEN void sprof_exec_table_publish(const uint64_t *ranges, uint32_t n);
 
 /* maps.c */

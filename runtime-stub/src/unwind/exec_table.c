@@ -32,6 +32,34 @@ int sprof_is_exec(uint64_t addr)
     return 0;
 }
 
+/* the memos are valid for one table generation */
+static void cache_check(struct sprof_exec_cache *c)
+{
+    uint64_t gen = atomic_load_explicit(&tab_gen, memory_order_acquire);
+    if (c->check != (gen ^ SPROF_EXEC_CACHE_MAGIC)) {
+        memset(c->tag, 0, sizeof c->tag);
+        memset(c->framed, 0, sizeof c->framed);
+        c->check = gen ^ SPROF_EXEC_CACHE_MAGIC;
+    }
+}
+
+static uint32_t framed_slot(uint64_t ret)
+{
+    return (uint32_t)((ret * 0x9E3779B97F4A7C15ull) >> 58) & (SPROF_FRAMED_SLOTS - 1);
+}
+
+int sprof_framed_known(struct sprof_exec_cache *c, uint64_t ret)
+{
+    cache_check(c);
+    return ret && c->framed[framed_slot(ret)] == ret;
+}
+
+void sprof_framed_note(struct sprof_exec_cache *c, uint64_t ret)
+{
+    cache_check(c);
+    c->framed[framed_slot(ret)] = ret;
+}
+
 int sprof_is_exec_cached(struct sprof_exec_cache *c, uint64_t addr)
 {
     /* most words a candidate scan reads (counts, sizes, flags, data) lie
@@ -39,11 +67,7 @@ int sprof_is_exec_cached(struct sprof_exec_cache *c, uint64_t addr)
     uint32_t t_cur = atomic_load_explicit(&cur, memory_order_acquire) & 1;
     uint32_t t_n = atomic_load_explicit(&tab_n[t_cur], memory_order_relaxed);
     if (t_n == 0 || t_n > EXEC_MAX || addr < tab[t_cur][0][0] || addr >= tab[t_cur][t_n - 1][1]) return 0;
-    uint64_t gen = atomic_load_explicit(&tab_gen, memory_order_acquire);
-    if (c->check != (gen ^ SPROF_EXEC_CACHE_MAGIC)) {
-        memset(c->tag, 0, sizeof c->tag);
-        c->check = gen ^ SPROF_EXEC_CACHE_MAGIC;
-    }
+    cache_check(c);
     uint64_t page = addr >> 12;
     uint32_t slot = (uint32_t)((page * 0x9E3779B97F4A7C15ull) >> 57) & (SPROF_EXEC_CACHE_SLOTS - 1);
     uint64_t t = c->tag[slot];

@@ -153,6 +153,18 @@ static int next_is_record_link(struct sprof_walk_mem *m, uint64_t a, uint64_t ne
     return next > a && next - a <= SPROF_MAX_FRAME_STEP && !(next & 7) && next < m->hi;
 }
 
+/* Off the thread's stack (a fiber, an alternate signal stack), the
+ * outermost record links into the thread's own stack: ucontext's fibers
+ * start with the rbp getcontext saved (their creator's, stale), and a
+ * handler on an alternate stack saves the interrupted rbp (those frames are
+ * found through the signal frame, sprof_add_interrupted_stack). Either way
+ * this stack's chain ends there, whole: scanning on for records cost a
+ * probe per page of the unknown stack, on every fiber sample. */
+static int ends_off_stack_chain(struct sprof_walk_mem *m, uint64_t next)
+{
+    return m->probe && m->thr_hi && next >= m->thr_lo && next < m->thr_hi;
+}
+
 struct assembled {
     uint32_t nframes, ncand;
 };
@@ -199,9 +211,14 @@ static uint32_t finish(struct sprof_rec_sample *rec, uint32_t cap, const uint32_
  * went on beyond what could be scanned (SPROF_SCAN_MAX, the perf stack
  * copy, the candidate cap). */
 static uint32_t collect_candidates(struct sprof_walk_mem *m, uint64_t sp, uint64_t stack_hi, const uint32_t *fpoff,
-                                   uint32_t nframes, uint64_t top, uint32_t *coff, uint64_t *cval, int *cut)
+                                   const uint64_t *ret, uint32_t nframes, uint64_t top, uint32_t *coff, uint64_t *cval,
+                                   int *cut)
 {
     uint32_t n = 0, f = 0;
+    /* the gap above record g: its caller's frame (and any frameless
+     * callers' below the next record); gap_code: a code address seen in it */
+    uint32_t g = UINT32_MAX;
+    int gap_code = 0;
     uint64_t end = sp + SPROF_CAND_WINDOW;
     uint64_t chain_end = end; /* just above the outermost known record */
     if (top && top + 16 > chain_end) chain_end = top + 16;
@@ -217,7 +234,27 @@ static uint32_t collect_candidates(struct sprof_walk_mem *m, uint64_t sp, uint64
         }
         uint32_t off = (uint32_t)(a - sp);
         while (f < nframes && (fpoff[f] == SPROF_FPOFF_UNKNOWN || fpoff[f] + 8 < off)) f++;
-        if (f < nframes && (off == fpoff[f] || off == fpoff[f] + 8)) continue;
+        if (f < nframes && off == fpoff[f]) {
+            /* a gap scanned whole without a code address: its caller keeps
+             * a frame record (a frameless one leaves its return address) */
+            if (ret && g != UINT32_MAX && m->xc && !gap_code) sprof_framed_note(m->xc, ret[g]);
+            g = UINT32_MAX;
+            continue;
+        }
+        if (f < nframes && off == fpoff[f] + 8) {
+            g = f;
+            gap_code = 0;
+            /* Beyond the window, the frame of a caller known to keep
+             * records holds nothing the offline unwinder needs: go on at
+             * the next record (500 frames of recursion: ~2,500 words read
+             * and checked per sample before) */
+            if (ret && m->xc && a + 8 >= end && f + 1 < nframes && fpoff[f + 1] != SPROF_FPOFF_UNKNOWN &&
+                fpoff[f + 1] > off && sprof_framed_known(m->xc, ret[f])) {
+                a = sp + fpoff[f + 1] - 8; /* the loop's step lands on that record */
+                g = UINT32_MAX;
+            }
+            continue;
+        }
         uint64_t v;
         if (!mem_read(m, a, &v)) {
             if (a >= end) *cut = 1; /* the chain goes on above what was copied */
@@ -227,7 +264,9 @@ static uint32_t collect_candidates(struct sprof_walk_mem *m, uint64_t sp, uint64
          * strings; beyond the window only those pointing above themselves */
         int stack = !(v & 7) && ((v >= sp && v < stack_hi && (a < end || v > a)) ||
                                  (m->thr_hi && v >= m->thr_lo && v < m->thr_hi));
-        if (stack || is_exec(m, v)) {
+        int code = !stack && is_exec(m, v);
+        gap_code |= code;
+        if (stack || code) {
             coff[n] = off;
             cval[n] = v;
             n++;
@@ -317,7 +356,8 @@ static uint64_t scan_record(struct sprof_walk_mem *m, uint64_t sp, uint64_t from
 static uint64_t first_record(struct sprof_walk_mem *m, uint64_t sp, uint64_t fp, uint32_t *flags)
 {
     uint64_t next, ret;
-    if (fp >= sp && frame_record(m, fp, &next, &ret) && (next == 0 || next_is_record_link(m, fp, next)))
+    if (fp >= sp && frame_record(m, fp, &next, &ret) &&
+        (next == 0 || next_is_record_link(m, fp, next) || ends_off_stack_chain(m, next)))
         return fp;
     /* In the window, a linked record wins at once. Beyond it the scan only
      * goes on when the window held a lone record (a saved zero may pose as
@@ -376,7 +416,8 @@ static uint64_t last_known_record(uint64_t sp, const uint32_t *fpoff, uint32_t n
  * when the chain is suspect); sets STACK_CUT in *flags when they could not
  * reach that far. Shared by both walks. */
 static uint32_t chain_candidates(struct sprof_walk_mem *m, uint64_t sp, uint64_t stack_hi, const uint32_t *fpoff,
-                                 uint32_t nframes, uint32_t *flags, uint32_t *coff, uint64_t *cval)
+                                 const uint64_t *ret, uint32_t nframes, uint32_t *flags, uint32_t *coff,
+                                 uint64_t *cval)
 {
     uint64_t last = last_known_record(sp, fpoff, nframes);
     uint64_t top = chain_suspect(*flags, nframes) ? chain_top(m, sp, last) : last;
@@ -386,7 +427,7 @@ static uint32_t chain_candidates(struct sprof_walk_mem *m, uint64_t sp, uint64_t
      * above it: record them as far as the stack goes (SPROF_SCAN_MAX) */
     if (nframes == 0) top = (stack_hi > sp + SPROF_SCAN_MAX ? sp + SPROF_SCAN_MAX : stack_hi) - 16;
     int cut = 0;
-    uint32_t n = collect_candidates(m, sp, stack_hi, fpoff, nframes, top, coff, cval, &cut);
+    uint32_t n = collect_candidates(m, sp, stack_hi, fpoff, ret, nframes, top, coff, cval, &cut);
     if (cut) *flags |= SPROF_SAMPLE_STACK_CUT;
     return n;
 }
@@ -422,14 +463,14 @@ uint32_t sprof_walk(struct sprof_rec_sample *rec, uint32_t cap, uint64_t pc, uin
         ret[a.nframes] = r;
         fpoff[a.nframes] = (uint32_t)(rec_at - sp);
         a.nframes++;
-        if (next == 0) break; /* outermost frame */
+        if (next == 0 || ends_off_stack_chain(m, next)) break; /* outermost frame */
         if (!next_is_record_link(m, rec_at, next)) {
             flags |= SPROF_SAMPLE_CHAIN_BROKEN;
             break;
         }
         rec_at = next;
     }
-    a.ncand = chain_candidates(m, sp, m->stack_hi, fpoff, a.nframes, &flags, coff, cval);
+    a.ncand = chain_candidates(m, sp, m->stack_hi, fpoff, ret, a.nframes, &flags, coff, cval);
     rec->flags |= flags;
     return finish(rec, cap, fpoff, coff, cval, a);
 }
@@ -545,7 +586,7 @@ uint32_t sprof_build_from_dump(struct sprof_rec_sample *rec, uint32_t cap, uint6
             at = next;
         }
     }
-    a.ncand = chain_candidates(&m, sp, stack_hi > sp ? stack_hi : m.hi, fpoff, a.nframes, &flags, coff, cval);
+    a.ncand = chain_candidates(&m, sp, stack_hi > sp ? stack_hi : m.hi, fpoff, ret, a.nframes, &flags, coff, cval);
     /* A chain rebuilt from the dump (rbp was a frameless function's data:
      * glibc's msort under qsort) is complete only if the dump holds the
      * thread's outermost record, which is above root_floor: a dump that
@@ -584,10 +625,15 @@ uint32_t sprof_add_interrupted_stack(struct sprof_rec_sample *rec, uint32_t cap,
     uint64_t *ret = (uint64_t *)(rec + 1);
     uint32_t *coff = (uint32_t *)(ret + nf) + sprof_pad8(nf * 4u) / 4u;
     uint64_t *cval = (uint64_t *)(void *)(coff + sprof_pad8(nc * 4u) / 4u);
+    const uint32_t *fpoff = (const uint32_t *)(ret + nf);
     uint64_t rsp2 = 0, rbp2 = 0;
-    for (uint32_t i = 0; i < nc && !rsp2; i++) {
-        if (coff[i] == SPROF_CAND_REBASE || !is_sigreturn_trampoline(m, cval[i])) continue;
-        uint64_t gregs = rec->sp + coff[i] + 8 + 40;
+    /* the trampoline's address: the handler's outermost record holds it
+     * (its chain ends there, ends_off_stack_chain), or a candidate does */
+    for (uint32_t i = 0; i < nf + nc && !rsp2; i++) {
+        uint32_t off = i < nf ? (fpoff[i] == SPROF_FPOFF_UNKNOWN ? SPROF_FPOFF_UNKNOWN : fpoff[i] + 8) : coff[i - nf];
+        uint64_t val = i < nf ? ret[i] : cval[i - nf];
+        if (off == SPROF_FPOFF_UNKNOWN || off == SPROF_CAND_REBASE || !is_sigreturn_trampoline(m, val)) continue;
+        uint64_t gregs = rec->sp + off + 8 + 40;
         if (!mem_read(m, gregs + 15 * 8, &rsp2) || !mem_read(m, gregs + 10 * 8, &rbp2)) rsp2 = 0;
     }
     if (!rsp2 || rsp2 < thr_lo || rsp2 >= thr_hi || (rsp2 & 7)) return rec->h.size;
@@ -602,7 +648,7 @@ uint32_t sprof_add_interrupted_stack(struct sprof_rec_sample *rec, uint32_t cap,
     }
     if (!top) top = chain_top(&m2, rsp2, 0);
     int cut = 0;
-    uint32_t n2 = collect_candidates(&m2, rsp2, thr_hi, NULL, 0, top, w->coff, w->cval, &cut);
+    uint32_t n2 = collect_candidates(&m2, rsp2, thr_hi, NULL, NULL, 0, top, w->coff, w->cval, &cut);
     if (!n2) return rec->h.size;
     uint32_t total = nc + 1 + n2;
     uint32_t size = (uint32_t)sizeof *rec + nf * 8u + sprof_pad8(nf * 4u) + sprof_pad8(total * 4u) + total * 8u;
