@@ -373,6 +373,7 @@ struct sprof_exec_cache {
     uint64_t check;                            /* gen ^ SPROF_EXEC_CACHE_MAGIC when valid */
     uint64_t tag[SPROF_EXEC_CACHE_SLOTS];      /* (page << 1 | answer) + 1; 0 = empty */
     uint64_t framed[SPROF_FRAMED_SLOTS];       /* return addresses into frame-pointer code (0 = empty) */
+    uint64_t root_rec, root_ret;               /* the thread's outermost record and its return address */
 };
 SPROF_HIDDEN int sprof_is_exec_cached(struct sprof_exec_cache *c, uint64_t addr);
 /* Return addresses whose caller keeps a frame record: the stack between the
@@ -380,6 +381,8 @@ SPROF_HIDDEN int sprof_is_exec_cached(struct sprof_exec_cache *c, uint64_t addr)
  * (a frameless caller always leaves its own return address there). Dropped
  * whenever the executable ranges change. */
 SPROF_HIDDEN int sprof_framed_known(struct sprof_exec_cache *c, uint64_t ret);
+/* Drop the memos if the executable ranges changed since they were made. */
+SPROF_HIDDEN void sprof_exec_cache_touch(struct sprof_exec_cache *c);
 SPROF_HIDDEN void sprof_framed_note(struct sprof_exec_cache *c, uint64_t ret);
 SPROF_HIDDEN void sprof_exec_table_publish(const uint64_t *ranges, uint32_t n);
 
@@ -397,6 +400,7 @@ struct sprof_walk_mem {
     struct sprof_exec_cache *xc; /* set by the walk (in the walker's scratch) */
     uint64_t thr_lo, thr_hi;     /* off-stack samples: the thread's own stack (a signal frame's
                                   * saved rsp/rbp on an alternate stack point there) */
+    uint64_t root_floor;         /* the thread's root_floor (0: unknown) */
 };
 /* Build a SAMPLE record body (after the caller filled tid/time/weight) into rec,
  * a buffer of cap >= sprof_scratch_size(max_depth) bytes. Returns the record

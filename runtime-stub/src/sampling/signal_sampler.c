@@ -232,6 +232,7 @@ static void on_prof_signal(int sig, siginfo_t *si, void *uc)
         m.lo = sp;
         m.hi = t->stack_hi;
         m.stack_hi = t->stack_hi;
+        m.root_floor = t->root_floor;
     } else {
         /* fiber (ucontext) or alternate stack: unknown extent; probe pages */
         m.lo = sp;

@@ -39,6 +39,7 @@ static void cache_check(struct sprof_exec_cache *c)
     if (c->check != (gen ^ SPROF_EXEC_CACHE_MAGIC)) {
         memset(c->tag, 0, sizeof c->tag);
         memset(c->framed, 0, sizeof c->framed);
+        c->root_rec = c->root_ret = 0;
         c->check = gen ^ SPROF_EXEC_CACHE_MAGIC;
     }
 }
@@ -46,6 +47,11 @@ static void cache_check(struct sprof_exec_cache *c)
 static uint32_t framed_slot(uint64_t ret)
 {
     return (uint32_t)((ret * 0x9E3779B97F4A7C15ull) >> 58) & (SPROF_FRAMED_SLOTS - 1);
+}
+
+void sprof_exec_cache_touch(struct sprof_exec_cache *c)
+{
+    cache_check(c);
 }
 
 int sprof_framed_known(struct sprof_exec_cache *c, uint64_t ret)
