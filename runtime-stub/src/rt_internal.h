@@ -350,6 +350,9 @@ SPROF_HIDDEN void sprof_warn(const char *fmt, ...) __attribute__((format(printf,
 /* strerror/strsignal for messages, safe on sprof's own threads (config.c) */
 SPROF_HIDDEN const char *sprof_errno_text(int err, char *buf, size_t len);
 SPROF_HIDDEN const char *sprof_signal_text(int sig, char *buf, size_t len);
+/* the same, into a buffer of the calling expression's own */
+#define SPROF_ERRNO_TEXT(err) sprof_errno_text((err), (char[32]){0}, 32)
+#define SPROF_SIGNAL_TEXT(sig) sprof_signal_text((sig), (char[32]){0}, 32)
 
 /* ring.c */
 SPROF_HIDDEN int sprof_ring_init(struct sprof_ring *r, uint32_t cap);
@@ -381,9 +384,11 @@ SPROF_HIDDEN int sprof_is_exec_cached(struct sprof_exec_cache *c, uint64_t addr)
  * (a frameless caller always leaves its own return address there). Dropped
  * whenever the executable ranges change. */
 SPROF_HIDDEN int sprof_framed_known(struct sprof_exec_cache *c, uint64_t ret);
-/* Drop the memos if the executable ranges changed since they were made. */
-SPROF_HIDDEN void sprof_exec_cache_touch(struct sprof_exec_cache *c);
 SPROF_HIDDEN void sprof_framed_note(struct sprof_exec_cache *c, uint64_t ret);
+/* The thread's outermost record (its address, its return address), once a
+ * scan above it found no record; dropped with the other memos. */
+SPROF_HIDDEN int sprof_root_known(struct sprof_exec_cache *c, uint64_t rec, uint64_t ret);
+SPROF_HIDDEN void sprof_root_note(struct sprof_exec_cache *c, uint64_t rec, uint64_t ret);
 SPROF_HIDDEN void sprof_exec_table_publish(const uint64_t *ranges, uint32_t n);
 
 /* maps.c */

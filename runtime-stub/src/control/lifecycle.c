@@ -174,7 +174,7 @@ static int choose_mechanism(void)
     }
     if (c->forced_mech == SPROF_MECH_PERF_EVENT)
         sprof_warn("SPROF_TIMER=perf_event: perf_event_open refused (%s; see perf_event_paranoid); "
-                   "using cpuclock", sprof_errno_text(errno, (char[32]){0}, 32));
+                   "using cpuclock", SPROF_ERRNO_TEXT(errno));
     return SPROF_MECH_CPUCLOCK_PACED;
 }
 
@@ -191,7 +191,7 @@ static uint32_t choose_kernel_sampling(void)
         if (want == SPROF_KERNEL_PERF)
             sprof_warn("SPROF_KERNEL=perf: perf_event may not sample kernel mode here (%s; "
                        "perf_event_paranoid > 1 without CAP_PERFMON); using the kernel tick",
-                       sprof_errno_text(errno, (char[32]){0}, 32));
+                       SPROF_ERRNO_TEXT(errno));
     }
     if ((g_sprof.mech == SPROF_MECH_PERF_EVENT || g_sprof.mech == SPROF_MECH_CPUCLOCK_PACED) &&
         tick_sampler_safe())
@@ -233,7 +233,7 @@ static void start_common(int lazy_file)
         if (!sprof_thread_register(0) && sprof_uses_perf()) {
             /* event opened in the probe but the ring mmap failed (mlock limit) */
             sprof_warn("perf_event ring buffer unavailable (%s); using signals",
-                       sprof_errno_text(errno, (char[32]){0}, 32));
+                       SPROF_ERRNO_TEXT(errno));
             atomic_store(&g_sprof.running, 0);
             sprof_sampler_stop();
             g_sprof.mech = g_sprof.mech == SPROF_MECH_WALL_PERF ? SPROF_MECH_WALL : SPROF_MECH_CPUCLOCK_PACED;

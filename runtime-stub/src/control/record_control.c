@@ -127,7 +127,7 @@ static void install_toggle(int sig)
     }
     if ((cur.sa_flags & SA_SIGINFO) || cur.sa_handler != SIG_DFL) {
         sprof_warn("signal %d (%s) is the program's (%s); sprof does not take it: no toggling by signal", sig,
-                   sprof_signal_text(sig, (char[32]){0}, 32), cur.sa_handler == SIG_IGN ? "ignored" : "it has a handler");
+                   SPROF_SIGNAL_TEXT(sig), cur.sa_handler == SIG_IGN ? "ignored" : "it has a handler");
         toggle_given_up = 1;
         return;
     }
@@ -149,7 +149,7 @@ static void check_toggle_still_ours(void)
     toggle_given_up = 1;
     sprof_warn("the program installed its own action for signal %d (%s); sprof no longer toggles "
                "recording on it (the program's handler runs)", g_sprof.cfg.toggle_sig,
-               sprof_signal_text(g_sprof.cfg.toggle_sig, (char[32]){0}, 32));
+               SPROF_SIGNAL_TEXT(g_sprof.cfg.toggle_sig));
 }
 
 static uint64_t thread_cpu(const struct sprof_thread *t)

@@ -136,7 +136,7 @@ static int open_trace_file(void)
             sprof_warn("%s exists; not overwriting it (set SPROF_OVERWRITE=1); running unprofiled", path);
         else
             sprof_warn("cannot create %s: %s; running unprofiled", path,
-                       sprof_errno_text(errno, (char[32]){0}, 32));
+                       SPROF_ERRNO_TEXT(errno));
     }
     return sprof_fd_adopt(fd, &g_sprof.fd, SPROF_FD_FILE);
 }
@@ -533,7 +533,7 @@ static void attach_pending_threads(void)
             t->attach_unknown = 1;
             if (!warned++)
                 sprof_warn("thread %u: perf_event could not be opened (%s); its CPU is charged to its start routine",
-                           t->tid, sprof_errno_text(err, (char[32]){0}, 32));
+                           t->tid, SPROF_ERRNO_TEXT(err));
             continue;
         }
         /* CPU before the event: none of it is charged when some of it may

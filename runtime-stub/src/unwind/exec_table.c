@@ -49,11 +49,6 @@ static uint32_t framed_slot(uint64_t ret)
     return (uint32_t)((ret * 0x9E3779B97F4A7C15ull) >> 58) & (SPROF_FRAMED_SLOTS - 1);
 }
 
-void sprof_exec_cache_touch(struct sprof_exec_cache *c)
-{
-    cache_check(c);
-}
-
 int sprof_framed_known(struct sprof_exec_cache *c, uint64_t ret)
 {
     cache_check(c);
@@ -64,6 +59,19 @@ void sprof_framed_note(struct sprof_exec_cache *c, uint64_t ret)
 {
     cache_check(c);
     c->framed[framed_slot(ret)] = ret;
+}
+
+int sprof_root_known(struct sprof_exec_cache *c, uint64_t rec, uint64_t ret)
+{
+    cache_check(c);
+    return c->root_rec == rec && c->root_ret == ret;
+}
+
+void sprof_root_note(struct sprof_exec_cache *c, uint64_t rec, uint64_t ret)
+{
+    cache_check(c);
+    c->root_rec = rec;
+    c->root_ret = ret;
 }
 
 int sprof_is_exec_cached(struct sprof_exec_cache *c, uint64_t addr)

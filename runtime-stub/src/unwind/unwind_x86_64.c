@@ -404,12 +404,19 @@ static int chain_suspect(uint32_t flags, uint32_t nframes)
     return (flags & SPROF_SAMPLE_CHAIN_BROKEN) || ((flags & SPROF_SAMPLE_FP_SCANNED) && nframes <= 1);
 }
 
+/* Index of the outermost chain record whose offset is known, nframes if none. */
+static uint32_t last_known_index(const uint32_t *fpoff, uint32_t nframes)
+{
+    for (uint32_t i = nframes; i-- > 0;)
+        if (fpoff[i] != SPROF_FPOFF_UNKNOWN) return i;
+    return nframes;
+}
+
 /* Address of the outermost chain record whose offset is known, 0 if none. */
 static uint64_t last_known_record(uint64_t sp, const uint32_t *fpoff, uint32_t nframes)
 {
-    for (uint32_t i = nframes; i-- > 0;)
-        if (fpoff[i] != SPROF_FPOFF_UNKNOWN) return sp + fpoff[i];
-    return 0;
+    uint32_t i = last_known_index(fpoff, nframes);
+    return i < nframes ? sp + fpoff[i] : 0;
 }
 
 /* The candidates of a walked chain, as far as the records reach (further
@@ -419,10 +426,8 @@ static uint32_t chain_candidates(struct sprof_walk_mem *m, uint64_t sp, uint64_t
                                  const uint64_t *ret, uint32_t nframes, uint32_t *flags, uint32_t *coff,
                                  uint64_t *cval)
 {
-    uint64_t last = last_known_record(sp, fpoff, nframes);
-    uint64_t last_ret = 0;
-    for (uint32_t i = nframes; i-- > 0 && !last_ret;)
-        if (fpoff[i] != SPROF_FPOFF_UNKNOWN) last_ret = ret[i];
+    uint32_t li = last_known_index(fpoff, nframes);
+    uint64_t last = li < nframes ? sp + fpoff[li] : 0, last_ret = li < nframes ? ret[li] : 0;
     /* The thread's outermost record (main's, its start routine's) links to
      * whatever the start code left in rbp: the chain breaks there on every
      * sample, and the scan above it for linked records read the start
@@ -432,16 +437,12 @@ static uint32_t chain_candidates(struct sprof_walk_mem *m, uint64_t sp, uint64_t
      * (address and return address) is not scanned above again. The window's
      * candidates stay: the frames between such a record and main's can be
      * frameless (json_parse: 99.8 -> 90 % complete without them). */
-    struct sprof_exec_cache *xc = m->xc;
-    int at_root = 0, suspect = chain_suspect(*flags, nframes);
-    if (suspect && xc && last && m->root_floor && last >= m->root_floor) {
-        sprof_exec_cache_touch(xc);
-        at_root = xc->root_rec == last && xc->root_ret == last_ret;
-    }
-    uint64_t top = suspect && !at_root ? chain_top(m, sp, last) : last;
-    if (suspect && !at_root && xc && last && top == last && m->root_floor && last >= m->root_floor) {
-        xc->root_rec = last;
-        xc->root_ret = last_ret;
+    int suspect = chain_suspect(*flags, nframes);
+    int near_root = suspect && m->xc && last && m->root_floor && last >= m->root_floor;
+    uint64_t top = last;
+    if (suspect && !(near_root && sprof_root_known(m->xc, last, last_ret))) {
+        top = chain_top(m, sp, last);
+        if (near_root && top == last) sprof_root_note(m->xc, last, last_ret);
     }
     /* No frame record anywhere near sp: a frameless function that uses rbp
      * for data holds a large frame (a 32 KiB local array). The offline CFI
