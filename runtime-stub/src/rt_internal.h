@@ -55,7 +55,7 @@
 #define SPROF_MAX_CAND 1024u             /* candidates per sample */
 #define SPROF_FIBER_WINDOW (64u * 1024u) /* walk limit when sp is off the thread stack */
 #define SPROF_MAX_FRAME_STEP (1u << 20)  /* largest accepted distance between frame records */
-#define SPROF_PERF_STACK_DEFAULT 4096u   /* user stack bytes the kernel copies per sample */
+#define SPROF_PERF_STACK_DEFAULT SPROF_CAND_WINDOW /* user stack bytes the kernel copies per sample, at first */
 #define SPROF_PERF_STACK_MAX 57344u      /* a perf record is at most 64 KiB, callchain and registers included */
 
 /* SPROF_KERNEL: how kernel time is sampled */
@@ -371,12 +371,31 @@ SPROF_HIDDEN int sprof_is_exec(uint64_t addr);
  * of the table (the unwinder asks about hundreds of words per sample, most
  * on a few pages). Lives in the walker's own scratch memory; no locks. */
 #define SPROF_EXEC_CACHE_SLOTS 128u
+#define SPROF_TOP_MEMO_CANDS 64u
+#define SPROF_TOP_MEMO_REACH 65536u /* stack words this far below the memo's sp are kept as maybe-candidates */
+/* The candidate window's words above a chain's outermost record (the start
+ * code's frames, argv and the environment under main's record; the thread
+ * start's frames under a thread's root): the same on most samples of a
+ * thread, so scanned once and then compared byte for byte. Holds every word
+ * that could be a candidate at any sp down to SPROF_TOP_MEMO_REACH below the
+ * one it was built at: 8-aligned stack addresses (kind 1; a candidate only
+ * if at or above the sample's sp) and code addresses (kind 2). */
+struct sprof_top_memo {
+    uint64_t top;      /* the outermost record's address; 0 = empty */
+    uint64_t sp, stack_hi;
+    uint32_t len, n;   /* bytes of the region held (from top + 16), entries */
+    uint32_t off[SPROF_TOP_MEMO_CANDS]; /* from the region's start */
+    uint8_t kind[SPROF_TOP_MEMO_CANDS];
+    uint64_t val[SPROF_TOP_MEMO_CANDS];
+    uint8_t bytes[SPROF_CAND_WINDOW];
+};
 #define SPROF_FRAMED_SLOTS 64u
 struct sprof_exec_cache {
     uint64_t check;                            /* gen ^ SPROF_EXEC_CACHE_MAGIC when valid */
     uint64_t tag[SPROF_EXEC_CACHE_SLOTS];      /* (page << 1 | answer) + 1; 0 = empty */
     uint64_t framed[SPROF_FRAMED_SLOTS];       /* return addresses into frame-pointer code (0 = empty) */
     uint64_t root_rec, root_ret;               /* the thread's outermost record and its return address */
+    struct sprof_top_memo top;                 /* the words above the outermost record (top_memo.c) */
 };
 SPROF_HIDDEN int sprof_is_exec_cached(struct sprof_exec_cache *c, uint64_t addr);
 /* Return addresses whose caller keeps a frame record: the stack between the
@@ -389,6 +408,9 @@ SPROF_HIDDEN void sprof_framed_note(struct sprof_exec_cache *c, uint64_t ret);
  * scan above it found no record; dropped with the other memos. */
 SPROF_HIDDEN int sprof_root_known(struct sprof_exec_cache *c, uint64_t rec, uint64_t ret);
 SPROF_HIDDEN void sprof_root_note(struct sprof_exec_cache *c, uint64_t rec, uint64_t ret);
+/* The memo of the words above the outermost record (valid for the current
+ * table generation; empty after a change of the executable ranges). */
+SPROF_HIDDEN struct sprof_top_memo *sprof_top_memo_of(struct sprof_exec_cache *c);
 SPROF_HIDDEN void sprof_exec_table_publish(const uint64_t *ranges, uint32_t n);
 
 /* maps.c */

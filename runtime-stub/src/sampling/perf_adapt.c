@@ -1,7 +1,7 @@
 /* perf_event: each thread's stack copy follows what its samples need.
  *
  * The kernel copies a fixed number of bytes above sp into every sample
- * (sample_stack_user, 4 KiB by default) and walks at most
+ * (sample_stack_user; by default the 2 KiB candidate window) and walks at most
  * perf_event_max_stack frame pointers (127; only root may raise it). Deep
  * recursion, or a frameless function with a large frame, needs more of the
  * stack than that: such samples are marked STACK_CUT ([frames not
@@ -47,9 +47,9 @@ void sprof_perf_note_reach(struct sprof_thread *t, const struct sprof_rec_sample
     if (reach > t->perf_reach) t->perf_reach = reach;
 }
 
-static uint32_t round_up_page(uint64_t v)
+static uint32_t round_up_kib(uint64_t v)
 {
-    return (uint32_t)((v + 4095u) & ~4095ull);
+    return (uint32_t)((v + 1023u) & ~1023ull);
 }
 
 /* The copy this thread should have now, or 0 to keep the one it has. */
@@ -62,7 +62,7 @@ static uint32_t wanted_copy(const struct sprof_thread *t)
     if (t->perf_cut_n >= 1 && (uint64_t)t->perf_cut_n * 64u >= seen && cur < SPROF_PERF_STACK_MAX)
         return SPROF_PERF_STACK_MAX;
     if (t->perf_cut_n == 0 && t->perf_fit_n >= ADAPT_SHRINK_AFTER && cur > base) {
-        uint64_t need = round_up_page((uint64_t)t->perf_reach + t->perf_reach / 4u + 512u);
+        uint64_t need = round_up_kib((uint64_t)t->perf_reach + t->perf_reach / 4u + 512u);
         if (need < base) need = base;
         if (need * 4u <= (uint64_t)cur * 3u) return (uint32_t)need;
     }

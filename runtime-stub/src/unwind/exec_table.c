@@ -40,6 +40,7 @@ static void cache_check(struct sprof_exec_cache *c)
         memset(c->tag, 0, sizeof c->tag);
         memset(c->framed, 0, sizeof c->framed);
         c->root_rec = c->root_ret = 0;
+        c->top.top = 0;
         c->check = gen ^ SPROF_EXEC_CACHE_MAGIC;
     }
 }
@@ -72,6 +73,12 @@ void sprof_root_note(struct sprof_exec_cache *c, uint64_t rec, uint64_t ret)
     cache_check(c);
     c->root_rec = rec;
     c->root_ret = ret;
+}
+
+struct sprof_top_memo *sprof_top_memo_of(struct sprof_exec_cache *c)
+{
+    cache_check(c);
+    return &c->top;
 }
 
 int sprof_is_exec_cached(struct sprof_exec_cache *c, uint64_t addr)
