@@ -416,6 +416,7 @@ SPROF_HIDDEN void sprof_exec_table_publish(const uint64_t *ranges, uint32_t n);
 /* maps.c */
 SPROF_HIDDEN int sprof_maps_scan(int emit_records); /* updates exec table; emits new MAPPINGs */
 SPROF_HIDDEN void sprof_maps_reset(void);
+SPROF_HIDDEN void sprof_maps_cover(uint64_t pc); /* the maps again if pc is in no known code */
 
 /* unwind_x86_64.c */
 struct sprof_walk_mem {

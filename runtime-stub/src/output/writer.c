@@ -17,7 +17,7 @@
 #include "rt_internal.h"
 
 /* the shortest interval between two reads of /proc/self/maps */
-#define SPROF_MAPS_EVERY_NS 100000000ull
+#define SPROF_MAPS_EVERY_NS 250000000ull /* and on demand: sprof_maps_cover */
 
 #define OUT_BUF (1u << 20)
 static uint8_t out_buf[OUT_BUF];
@@ -426,6 +426,8 @@ static struct sprof_thread *draining;
 
 static void append_sample(const void *rec, uint32_t len)
 {
+    const struct sprof_rec_sample *r = rec;
+    if (len >= sizeof *r && r->h.type == SPROF_REC_SAMPLE) sprof_maps_cover(r->pc);
     sprof_count_sample(draining, rec);
     sprof_out_append(rec, len);
 }
@@ -801,10 +803,12 @@ static void *writer_main(void *arg)
         sprof_control_pass(now);
         sprof_rotate_pass(now);
         if (now >= next_maps) {
-            /* /proc/self/maps again (libraries loaded, code mapped): every
-             * 100 ms, less often where reading it costs more, so that it
-             * takes at most 0.1 % of a CPU. Not dl_iterate_phdr's load
-             * counters: the loader's lock is a pthread mutex (see
+            /* /proc/self/maps again (libraries loaded or unloaded, code
+             * mapped): every 250 ms, less often where reading it costs
+             * more, so that it takes at most 0.1 % of a CPU; a sample in
+             * code the table does not know has it read at once
+             * (sprof_maps_cover). Not dl_iterate_phdr's load counters:
+             * the loader's lock is a pthread mutex (see
              * sprof_own_thread_create). */
             uint64_t c0 = sprof_now_ns(CLOCK_THREAD_CPUTIME_ID);
             sprof_maps_scan(1);

@@ -313,6 +313,7 @@ static void handle_sample(struct sprof_thread *t, const uint8_t *p, uint32_t len
         t->perf_last_count = value + t->perf_count_base;
         return;
     }
+    sprof_maps_cover(regs[REG_IDX_PC]); /* before the chain is validated against the table */
     struct sprof_rec_sample *rec = (struct sprof_rec_sample *)rec_buf;
     memset(rec, 0, sizeof *rec);
     rec->tid = tid;

@@ -181,3 +181,21 @@ void sprof_maps_reset(void)
 {
     nseen = 0;
 }
+
+/* A sample whose pc lies in no executable range the table knows: code
+ * mapped since the maps were last read (dlopen, a JIT's new region). Read
+ * them again before that sample is recorded, so that its MAPPING comes
+ * first and (perf_event) its chain validates. At most every 10 ms, backing
+ * off to once a second while reading does not help (a pc that is no code:
+ * a jump through a bad pointer). With this the periodic read can be rare
+ * (writer.c). Writer thread, io_lock held. */
+void sprof_maps_cover(uint64_t pc)
+{
+    static uint64_t next_ok, gap = 10000000ull;
+    if (!pc || sprof_is_exec(pc)) return;
+    uint64_t now = sprof_now_ns(CLOCK_MONOTONIC);
+    if (now < next_ok) return;
+    sprof_maps_scan(1);
+    gap = sprof_is_exec(pc) ? 10000000ull : (gap * 2 < 1000000000ull ? gap * 2 : 1000000000ull);
+    next_ok = now + gap;
+}
