@@ -55,7 +55,7 @@
 #define SPROF_MAX_CAND 1024u             /* candidates per sample */
 #define SPROF_FIBER_WINDOW (64u * 1024u) /* walk limit when sp is off the thread stack */
 #define SPROF_MAX_FRAME_STEP (1u << 20)  /* largest accepted distance between frame records */
-#define SPROF_PERF_STACK_DEFAULT SPROF_CAND_WINDOW /* user stack bytes the kernel copies per sample, at first */
+#define SPROF_PERF_STACK_DEFAULT 4096u   /* user stack bytes the kernel copies per sample, at first */
 #define SPROF_PERF_STACK_MAX 57344u      /* a perf record is at most 64 KiB, callchain and registers included */
 
 /* SPROF_KERNEL: how kernel time is sampled */

@@ -1,7 +1,7 @@
 /* perf_event: each thread's stack copy follows what its samples need.
  *
  * The kernel copies a fixed number of bytes above sp into every sample
- * (sample_stack_user; by default the 2 KiB candidate window) and walks at most
+ * (sample_stack_user, 4 KiB by default) and walks at most
  * perf_event_max_stack frame pointers (127; only root may raise it). Deep
  * recursion, or a frameless function with a large frame, needs more of the
  * stack than that: such samples are marked STACK_CUT ([frames not
