@@ -85,6 +85,13 @@ int main(void)
         for (size_t i = 0; i < libc->nsymbols; i++)
             has_malloc |= strcmp(libc->symbols[i].name, "malloc") == 0;
         CHECK(has_malloc, "libc: malloc not found among %zu symbols", libc->nsymbols);
+        /* its calls to its own ifuncs go through R_X86_64_IRELATIVE stubs:
+         * named after the ifunc (vfprintf's memcpy@plt) */
+        int ifunc_plt = 0;
+        for (size_t i = 0; i < libc->nsymbols; i++)
+            ifunc_plt |= strcmp(libc->symbols[i].name, "memcpy@plt") == 0 ||
+                         strcmp(libc->symbols[i].name, "strlen@plt") == 0;
+        CHECK(ifunc_plt, "libc: no memcpy@plt or strlen@plt among its IRELATIVE stubs");
         touch(libc);
         sprof_elf_close(libc);
     }

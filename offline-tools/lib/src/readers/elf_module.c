@@ -290,10 +290,67 @@ static int finish_symbols(sym_list *l, sprof_elf_symbol **out, size_t *nout)
     return 0;
 }
 
+/* GNU ifunc symbols by resolver address (what an R_X86_64_IRELATIVE
+ * relocation's addend points at): sorted once, searched per stub, so a
+ * hostile file's sizes cost n log n, not stubs x symbols. */
+typedef struct {
+    uint64_t addr;
+    uint32_t name;
+} ifunc_sym;
+#define IFUNC_MAX 4096 /* glibc 2.36 has ~120 */
+
+static int ifunc_cmp(const void *a, const void *b)
+{
+    uint64_t x = ((const ifunc_sym *)a)->addr, y = ((const ifunc_sym *)b)->addr;
+    return x < y ? -1 : x > y;
+}
+
+static size_t collect_ifuncs(const elf_view *v, const Elf64_Shdr *dynsym, size_t str_size, ifunc_sym *out,
+                             size_t cap)
+{
+    size_t n = 0, nsyms = dynsym->sh_size / sizeof(Elf64_Sym);
+    for (size_t i = 1; i < nsyms && n < cap; i++) {
+        Elf64_Sym sym;
+        memcpy(&sym, v->b + dynsym->sh_offset + i * sizeof sym, sizeof sym);
+        if (ELF64_ST_TYPE(sym.st_info) == STT_GNU_IFUNC && sym.st_name > 0 && sym.st_name < str_size)
+            out[n++] = (ifunc_sym){sym.st_value, sym.st_name};
+    }
+    qsort(out, n, sizeof *out, ifunc_cmp);
+    return n;
+}
+
+static const char *ifunc_name_at(const ifunc_sym *f, size_t n, const char *str, uint64_t addr)
+{
+    size_t lo = 0, hi = n;
+    while (lo < hi) {
+        size_t mid = lo + (hi - lo) / 2;
+        if (f[mid].addr < addr) lo = mid + 1;
+        else hi = mid;
+    }
+    return lo < n && f[lo].addr == addr ? str + f[lo].name : NULL;
+}
+
 /* PLT stubs have no symbols; name them "sym@plt" as binutils does: the
  * i-th R_X86_64_JUMP_SLOT relocation of .rela.plt is the i-th stub of
- * .plt.sec (IBT layout), or of .plt after its 16-byte header. */
+ * .plt.sec (IBT layout), or of .plt after its 16-byte header. A library's
+ * calls to its own ifuncs (glibc's vfprintf calling memcpy, strlen) go
+ * through stubs of R_X86_64_IRELATIVE relocations: named after the ifunc
+ * ("memcpy@plt"), or "*ABS*+0xADDEND@plt" as objdump does. Unnamed, such
+ * a stub had no CFI either (the "@plt" rule in profile_traces.c), and a
+ * sample there lost the stack above the stub's caller. */
+static int collect_plt_stubs(const elf_view *v, sprof_elf_module *m, sym_list *out, ifunc_sym *ifuncs);
+
 static int collect_plt(const elf_view *v, sprof_elf_module *m, sym_list *out)
+{
+    ifunc_sym *ifuncs = malloc(IFUNC_MAX * sizeof *ifuncs);
+    if (!ifuncs)
+        return -1;
+    int rc = collect_plt_stubs(v, m, out, ifuncs);
+    free(ifuncs);
+    return rc;
+}
+
+static int collect_plt_stubs(const elf_view *v, sprof_elf_module *m, sym_list *out, ifunc_sym *ifuncs)
 {
     const Elf64_Shdr *rela = NULL, *plt = NULL, *plt_sec = NULL;
     for (size_t i = 0; i < v->shnum; i++) {
@@ -318,6 +375,7 @@ static int collect_plt(const elf_view *v, sprof_elf_module *m, sym_list *out)
         return 0;
     const char *str = (const char *)v->b + strs->sh_offset;
     size_t count = rela->sh_size / sizeof(Elf64_Rela), nsyms = dynsym->sh_size / sizeof(Elf64_Sym);
+    size_t nifuncs = collect_ifuncs(v, dynsym, strs->sh_size, ifuncs, IFUNC_MAX);
     uint64_t base = plt_sec ? plt_sec->sh_addr : plt->sh_addr + 16;
     uint64_t end = plt_sec ? plt_sec->sh_addr + plt_sec->sh_size : plt->sh_addr + plt->sh_size;
     size_t total = 0;
@@ -327,13 +385,23 @@ static int collect_plt(const elf_view *v, sprof_elf_module *m, sym_list *out)
             Elf64_Rela r;
             memcpy(&r, v->b + rela->sh_offset + i * sizeof r, sizeof r);
             size_t si = ELF64_R_SYM(r.r_info);
-            if (ELF64_R_TYPE(r.r_info) != R_X86_64_JUMP_SLOT || si == 0 || si >= nsyms)
-                continue;
-            Elf64_Sym sym;
-            memcpy(&sym, v->b + dynsym->sh_offset + si * sizeof sym, sizeof sym);
-            if (sym.st_name >= strs->sh_size)
-                continue;
-            const char *name = str + sym.st_name;
+            const char *name = NULL;
+            char abs_name[40];
+            if (ELF64_R_TYPE(r.r_info) == R_X86_64_IRELATIVE) {
+                name = ifunc_name_at(ifuncs, nifuncs, str, (uint64_t)r.r_addend);
+                if (!name) {
+                    snprintf(abs_name, sizeof abs_name, "*ABS*+0x%llx", (unsigned long long)r.r_addend);
+                    name = abs_name;
+                }
+            } else {
+                if (ELF64_R_TYPE(r.r_info) != R_X86_64_JUMP_SLOT || si == 0 || si >= nsyms)
+                    continue;
+                Elf64_Sym sym;
+                memcpy(&sym, v->b + dynsym->sh_offset + si * sizeof sym, sizeof sym);
+                if (sym.st_name >= strs->sh_size)
+                    continue;
+                name = str + sym.st_name;
+            }
             size_t len = strlen(name) + sizeof "@plt";
             if (pass == 0) {
                 total += len;
