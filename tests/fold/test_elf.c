@@ -92,6 +92,11 @@ int main(void)
             ifunc_plt |= strcmp(libc->symbols[i].name, "memcpy@plt") == 0 ||
                          strcmp(libc->symbols[i].name, "strlen@plt") == 0;
         CHECK(ifunc_plt, "libc: no memcpy@plt or strlen@plt among its IRELATIVE stubs");
+        /* and its .plt.got stubs (GLOB_DAT slots): free@plt, malloc@plt */
+        int got_plt = 0;
+        for (size_t i = 0; i < libc->nsymbols; i++)
+            got_plt |= strcmp(libc->symbols[i].name, "free@plt") == 0;
+        CHECK(got_plt, "libc: no free@plt among its .plt.got stubs");
         touch(libc);
         sprof_elf_close(libc);
     }

@@ -40,6 +40,7 @@ typedef struct sprof_elf_module {
     void *debug_map;
     size_t debug_map_size;
     char *plt_names; /* "sym@plt" strings of synthesized PLT stub symbols */
+    char *pltgot_names; /* the same for .plt.got's stubs */
     int has_debug_info; /* a non-empty .debug_info section: built with -g */
     int links_sprof_runtime; /* defines sprof_rt_link: libsprof_rt.a is linked in */
 } sprof_elf_module;

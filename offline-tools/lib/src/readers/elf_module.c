@@ -420,6 +420,82 @@ static int collect_plt_stubs(const elf_view *v, sprof_elf_module *m, sym_list *o
     return 0;
 }
 
+/* .plt.got's stubs (functions whose address is also taken, or calls
+ * bound at load time: libc's own free@plt and malloc@plt) jump through a
+ * GOT slot that an R_X86_64_GLOB_DAT relocation in .rela.dyn fills: each
+ * 8- or 16-byte entry holds "jmp *rel32(%rip)" (ff 25, after endbr64 and
+ * a bnd prefix with IBT); named "sym@plt" as objdump does. */
+static int collect_pltgot(const elf_view *v, sprof_elf_module *m, sym_list *out)
+{
+    const Elf64_Shdr *got = NULL, *rela = NULL;
+    for (size_t i = 0; i < v->shnum; i++) {
+        const char *name = section_name(v, &v->sh[i]);
+        if (strcmp(name, ".plt.got") == 0)
+            got = &v->sh[i];
+        else if (strcmp(name, ".rela.dyn") == 0 && v->sh[i].sh_type == SHT_RELA)
+            rela = &v->sh[i];
+    }
+    if (!got || !rela || got->sh_type != SHT_PROGBITS || !in_bounds(v->n, got->sh_offset, got->sh_size) ||
+        rela->sh_entsize != sizeof(Elf64_Rela) || rela->sh_link >= v->shnum ||
+        !in_bounds(v->n, rela->sh_offset, rela->sh_size))
+        return 0;
+    const Elf64_Shdr *dynsym = &v->sh[rela->sh_link];
+    if (dynsym->sh_entsize != sizeof(Elf64_Sym) || dynsym->sh_link >= v->shnum ||
+        !in_bounds(v->n, dynsym->sh_offset, dynsym->sh_size))
+        return 0;
+    const Elf64_Shdr *strs = &v->sh[dynsym->sh_link];
+    if (!in_bounds(v->n, strs->sh_offset, strs->sh_size) || strs->sh_size == 0 ||
+        v->b[strs->sh_offset + strs->sh_size - 1] != '\0')
+        return 0;
+    const char *str = (const char *)v->b + strs->sh_offset;
+    const size_t entry = got->sh_entsize == 16 ? 16 : 8, nentries = got->sh_size / entry;
+    const size_t nrela = rela->sh_size / sizeof(Elf64_Rela), nsyms = dynsym->sh_size / sizeof(Elf64_Sym);
+    if (nentries == 0 || nentries > 4096)
+        return 0;
+    size_t total = 0;
+    for (int pass = 0; pass < 2; pass++) {
+        char *w = m->pltgot_names;
+        for (size_t e = 0; e < nentries; e++) {
+            const uint8_t *p = v->b + got->sh_offset + e * entry;
+            size_t at = 0;
+            while (at + 6 <= entry && !(p[at] == 0xff && p[at + 1] == 0x25))
+                at++;
+            if (at + 6 > entry)
+                continue;
+            int32_t rel;
+            memcpy(&rel, p + at + 2, 4);
+            uint64_t slot = got->sh_addr + e * entry + at + 6 + (uint64_t)(int64_t)rel;
+            const char *name = NULL;
+            for (size_t i = 0; i < nrela && !name; i++) {
+                Elf64_Rela r;
+                memcpy(&r, v->b + rela->sh_offset + i * sizeof r, sizeof r);
+                size_t si = ELF64_R_SYM(r.r_info);
+                if (r.r_offset != slot || ELF64_R_TYPE(r.r_info) != R_X86_64_GLOB_DAT || si == 0 || si >= nsyms)
+                    continue;
+                Elf64_Sym sym;
+                memcpy(&sym, v->b + dynsym->sh_offset + si * sizeof sym, sizeof sym);
+                if (sym.st_name > 0 && sym.st_name < strs->sh_size)
+                    name = str + sym.st_name;
+            }
+            if (!name)
+                continue;
+            size_t len = strlen(name) + sizeof "@plt";
+            if (pass == 0) {
+                total += len;
+                continue;
+            }
+            snprintf(w, len, "%s@plt", name);
+            uint64_t lo = got->sh_addr + e * entry;
+            if (sym_push(out, lo, lo + entry, w, 0) != 0)
+                return -1;
+            w += len;
+        }
+        if (pass == 0 && (total == 0 || !(m->pltgot_names = malloc(total))))
+            return total == 0 ? 0 : -1;
+    }
+    return 0;
+}
+
 /* Look for the separate debug file of this build-id and take its .symtab. */
 static void load_debug_symbols(sprof_elf_module *m, sym_list *syms)
 {
@@ -530,6 +606,8 @@ static sprof_elf_module *parse(sprof_elf_module *m, const char *path, char *err,
     if (rc == 0)
         rc = collect_plt(&v, m, &syms);
     if (rc == 0)
+        rc = collect_pltgot(&v, m, &syms);
+    if (rc == 0)
         rc = finish_symbols(&syms, &m->symbols, &m->nsymbols);
     free(syms.v);
     free(syms.global);
@@ -553,6 +631,7 @@ void sprof_elf_close(sprof_elf_module *m)
     free(m->symbols);
     free(m->cfi);
     free(m->plt_names);
+    free(m->pltgot_names);
     free(m->path);
     free(m);
 }
