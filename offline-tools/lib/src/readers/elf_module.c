@@ -290,9 +290,10 @@ static int finish_symbols(sym_list *l, sprof_elf_symbol **out, size_t *nout)
     return 0;
 }
 
-/* GNU ifunc symbols by resolver address (what an R_X86_64_IRELATIVE
- * relocation's addend points at): sorted once, searched per stub, so a
- * hostile file's sizes cost n log n, not stubs x symbols. */
+/* Names by address, sorted once and searched per stub (a hostile file's
+ * sizes cost n log n, not stubs x symbols): GNU ifunc symbols by resolver
+ * address (what an R_X86_64_IRELATIVE relocation's addend points at), and
+ * GLOB_DAT relocations by GOT slot (collect_pltgot). */
 typedef struct {
     uint64_t addr;
     uint32_t name;
@@ -452,8 +453,26 @@ static int collect_pltgot(const elf_view *v, sprof_elf_module *m, sym_list *out)
     const size_t nrela = rela->sh_size / sizeof(Elf64_Rela), nsyms = dynsym->sh_size / sizeof(Elf64_Sym);
     if (nentries == 0 || nentries > 4096)
         return 0;
+    /* the GLOB_DAT slots, sorted: a hostile .rela.dyn costs n log n */
+    ifunc_sym *slots = malloc((nrela ? nrela : 1) * sizeof *slots);
+    if (!slots)
+        return -1;
+    size_t nslots = 0;
+    for (size_t i = 0; i < nrela; i++) {
+        Elf64_Rela r;
+        memcpy(&r, v->b + rela->sh_offset + i * sizeof r, sizeof r);
+        size_t si = ELF64_R_SYM(r.r_info);
+        if (ELF64_R_TYPE(r.r_info) != R_X86_64_GLOB_DAT || si == 0 || si >= nsyms)
+            continue;
+        Elf64_Sym sym;
+        memcpy(&sym, v->b + dynsym->sh_offset + si * sizeof sym, sizeof sym);
+        if (sym.st_name > 0 && sym.st_name < strs->sh_size)
+            slots[nslots++] = (ifunc_sym){r.r_offset, sym.st_name};
+    }
+    qsort(slots, nslots, sizeof *slots, ifunc_cmp);
+    int rc = 0;
     size_t total = 0;
-    for (int pass = 0; pass < 2; pass++) {
+    for (int pass = 0; pass < 2 && rc == 0; pass++) {
         char *w = m->pltgot_names;
         for (size_t e = 0; e < nentries; e++) {
             const uint8_t *p = v->b + got->sh_offset + e * entry;
@@ -465,18 +484,7 @@ static int collect_pltgot(const elf_view *v, sprof_elf_module *m, sym_list *out)
             int32_t rel;
             memcpy(&rel, p + at + 2, 4);
             uint64_t slot = got->sh_addr + e * entry + at + 6 + (uint64_t)(int64_t)rel;
-            const char *name = NULL;
-            for (size_t i = 0; i < nrela && !name; i++) {
-                Elf64_Rela r;
-                memcpy(&r, v->b + rela->sh_offset + i * sizeof r, sizeof r);
-                size_t si = ELF64_R_SYM(r.r_info);
-                if (r.r_offset != slot || ELF64_R_TYPE(r.r_info) != R_X86_64_GLOB_DAT || si == 0 || si >= nsyms)
-                    continue;
-                Elf64_Sym sym;
-                memcpy(&sym, v->b + dynsym->sh_offset + si * sizeof sym, sizeof sym);
-                if (sym.st_name > 0 && sym.st_name < strs->sh_size)
-                    name = str + sym.st_name;
-            }
+            const char *name = ifunc_name_at(slots, nslots, str, slot);
             if (!name)
                 continue;
             size_t len = strlen(name) + sizeof "@plt";
@@ -486,14 +494,19 @@ static int collect_pltgot(const elf_view *v, sprof_elf_module *m, sym_list *out)
             }
             snprintf(w, len, "%s@plt", name);
             uint64_t lo = got->sh_addr + e * entry;
-            if (sym_push(out, lo, lo + entry, w, 0) != 0)
-                return -1;
+            if (sym_push(out, lo, lo + entry, w, 0) != 0) {
+                rc = -1;
+                break;
+            }
             w += len;
         }
-        if (pass == 0 && (total == 0 || !(m->pltgot_names = malloc(total))))
-            return total == 0 ? 0 : -1;
+        if (pass == 0 && (total == 0 || !(m->pltgot_names = malloc(total)))) {
+            rc = total == 0 ? 1 : -1; /* 1: nothing to name */
+            break;
+        }
     }
-    return 0;
+    free(slots);
+    return rc < 0 ? -1 : 0;
 }
 
 /* Look for the separate debug file of this build-id and take its .symtab. */
