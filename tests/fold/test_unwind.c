@@ -268,6 +268,48 @@ static void test_many_candidates(void)
     expect("many candidates", pcs, n, want, 5);
 }
 
+/* A sample in the signal-return trampoline itself (its rt_sigreturn's
+ * kernel time): sp is at the rt_sigframe's ucontext; the frames above are
+ * the interrupted ones, from the ucontext's rip, rsp and rbp, never the
+ * chain rbp leads to glued under the trampoline. */
+#define TRAMP 0x7f0000007000ull
+static int fake_code_or_tramp(void *ctx, uint64_t pc)
+{
+    return (pc >= TRAMP && pc < TRAMP + 16) || fake_is_code(ctx, pc);
+}
+static int fake_sigreturn_at(void *ctx, uint64_t pc)
+{
+    (void)ctx;
+    return pc == TRAMP;
+}
+
+static void test_sample_in_trampoline(void)
+{
+    static const sprof_unwind_env senv = { NULL, fake_code_or_tramp, fake_cfi, fake_sigreturn_at };
+    /* the interrupted frameless leaf ran at 0x401005 with rsp = SP + 0x38
+     * (its return address into the caller there) and rbp = the caller's
+     * record at SP + 0x40; the ucontext's gregs start at sp + 40 */
+    uint32_t coff[] = { 0x38, 40 + 10 * 8, 40 + 15 * 8, 40 + 16 * 8 };
+    uint64_t cval[] = { 0x402010, SP + 0x40, SP + 0x38, 0x401005 };
+    static const uint64_t ats[] = { 0, 9 }; /* at its mov, and after its syscall */
+    for (int a = 0; a < 2; a++) {
+        uint64_t at = ats[a], pc = TRAMP + at;
+        sprof_sample_view s = base_sample(pc, SP + 0x40);
+        s.sp = SP - 0x100; /* the sigframe: below the interrupted frames (same stack here) */
+        uint32_t off[4];
+        for (int i = 0; i < 4; i++)
+            off[i] = coff[i] + (i == 0 ? 0x100 : 0);
+        set_cands(&s, off, cval, 4);
+        uint32_t chain_off_far[3] = { 0x140, 0x180, 0x1c0 };
+        s.fp0_off = 0x140;
+        s.fpoff = chain_off_far;
+        uint64_t pcs[64];
+        size_t n = sprof_unwind(&s, &senv, pcs, 64, NULL);
+        uint64_t want[] = { pc, 0x401006, 0x402010, 0x403020, 0x404030, 0x7f0000005010 };
+        expect(at ? "sample after the trampoline's syscall" : "sample at the trampoline's mov", pcs, n, want, 6);
+    }
+}
+
 static void test_bounded(void)
 {
     sprof_sample_view s = base_sample(0x401005, SP + 0x40);
@@ -291,6 +333,7 @@ int main(void)
     test_non_code_return_address_falls_back();
     test_kernel_chain_without_offsets();
     test_many_candidates();
+    test_sample_in_trampoline();
     test_bounded();
     return check_report("test_unwind");
 }

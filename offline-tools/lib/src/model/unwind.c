@@ -182,6 +182,14 @@ static size_t chain_after(const sprof_sample_view *s, const sparse_mem *m, long 
                          : fallback(s, m, sp, pc, pcs, n, max, info);
 }
 
+/* pc is one of the trampoline's instructions (mov $15,%rax: 7 bytes;
+ * syscall: 2) or the return address of its syscall. */
+static int in_trampoline(const sprof_unwind_env *env, uint64_t pc)
+{
+    return env->sigreturn_at(env->ctx, pc) || (pc >= 7 && env->sigreturn_at(env->ctx, pc - 7)) ||
+           (pc >= 9 && env->sigreturn_at(env->ctx, pc - 9));
+}
+
 size_t sprof_unwind(const sprof_sample_view *s, const sprof_unwind_env *env, uint64_t *pcs,
                     size_t max, sprof_unwind_info *info)
 {
@@ -207,11 +215,15 @@ size_t sprof_unwind(const sprof_sample_view *s, const sprof_unwind_env *env, uin
      * keeps kernel chains whose outer records have no known offset) */
     long last_rec = -1;
     for (int step = 0; step < MAX_CFI_STEPS && n < max; step++) {
-        if (is_ret && env->sigreturn_at && env->sigreturn_at(env->ctx, pc)) {
+        if (env->sigreturn_at && (is_ret ? env->sigreturn_at(env->ctx, pc) : step == 0 && in_trampoline(env, pc))) {
             /* A handler returned into the trampoline: sp is the handler's
              * CFA, where the kernel's rt_sigframe holds the ucontext
              * (uc_flags, uc_link, uc_stack: 40 bytes, then the general
-             * registers in <sys/ucontext.h> order: rbp 10, rsp 15, rip 16). */
+             * registers in <sys/ucontext.h> order: rbp 10, rsp 15, rip 16).
+             * A sample taken in the trampoline itself (its rt_sigreturn's
+             * kernel time) has sp there too; its rbp is the interrupted
+             * code's, whose chain the kernel glued under the trampoline
+             * ("main;__restore_rt" in tests/stacks signal_alt). */
             uint64_t rip, rsp, rbp;
             if (mem_read(&m, sp + 40 + 16 * 8, &rip) != 0 || mem_read(&m, sp + 40 + 15 * 8, &rsp) != 0 ||
                 !env->is_code(env->ctx, rip)) {
