@@ -290,6 +290,25 @@ static int finish_symbols(sym_list *l, sprof_elf_symbol **out, size_t *nout)
     return 0;
 }
 
+/* A relocation section that lies in the file, and the symbol table it
+ * links to with that table's strings (in the file, ending in a NUL). */
+static int rela_with_dynsym(const elf_view *v, const Elf64_Shdr *rela, const Elf64_Shdr **dynsym,
+                            const Elf64_Shdr **strs)
+{
+    if (rela->sh_entsize != sizeof(Elf64_Rela) || rela->sh_link >= v->shnum ||
+        !in_bounds(v->n, rela->sh_offset, rela->sh_size))
+        return 0;
+    const Elf64_Shdr *d = &v->sh[rela->sh_link];
+    if (d->sh_entsize != sizeof(Elf64_Sym) || d->sh_link >= v->shnum || !in_bounds(v->n, d->sh_offset, d->sh_size))
+        return 0;
+    const Elf64_Shdr *t = &v->sh[d->sh_link];
+    if (!in_bounds(v->n, t->sh_offset, t->sh_size) || t->sh_size == 0 || v->b[t->sh_offset + t->sh_size - 1] != '\0')
+        return 0;
+    *dynsym = d;
+    *strs = t;
+    return 1;
+}
+
 /* Names by address, sorted once and searched per stub (a hostile file's
  * sizes cost n log n, not stubs x symbols): GNU ifunc symbols by resolver
  * address (what an R_X86_64_IRELATIVE relocation's addend points at), and
@@ -363,16 +382,8 @@ static int collect_plt_stubs(const elf_view *v, sprof_elf_module *m, sym_list *o
         else if (strcmp(name, ".plt.sec") == 0)
             plt_sec = &v->sh[i];
     }
-    if (!rela || !plt || rela->sh_entsize != sizeof(Elf64_Rela) || rela->sh_link >= v->shnum ||
-        !in_bounds(v->n, rela->sh_offset, rela->sh_size))
-        return 0;
-    const Elf64_Shdr *dynsym = &v->sh[rela->sh_link];
-    if (dynsym->sh_entsize != sizeof(Elf64_Sym) || dynsym->sh_link >= v->shnum ||
-        !in_bounds(v->n, dynsym->sh_offset, dynsym->sh_size))
-        return 0;
-    const Elf64_Shdr *strs = &v->sh[dynsym->sh_link];
-    if (!in_bounds(v->n, strs->sh_offset, strs->sh_size) || strs->sh_size == 0 ||
-        v->b[strs->sh_offset + strs->sh_size - 1] != '\0')
+    const Elf64_Shdr *dynsym, *strs;
+    if (!rela || !plt || !rela_with_dynsym(v, rela, &dynsym, &strs))
         return 0;
     const char *str = (const char *)v->b + strs->sh_offset;
     size_t count = rela->sh_size / sizeof(Elf64_Rela), nsyms = dynsym->sh_size / sizeof(Elf64_Sym);
@@ -436,17 +447,9 @@ static int collect_pltgot(const elf_view *v, sprof_elf_module *m, sym_list *out)
         else if (strcmp(name, ".rela.dyn") == 0 && v->sh[i].sh_type == SHT_RELA)
             rela = &v->sh[i];
     }
+    const Elf64_Shdr *dynsym, *strs;
     if (!got || !rela || got->sh_type != SHT_PROGBITS || !in_bounds(v->n, got->sh_offset, got->sh_size) ||
-        rela->sh_entsize != sizeof(Elf64_Rela) || rela->sh_link >= v->shnum ||
-        !in_bounds(v->n, rela->sh_offset, rela->sh_size))
-        return 0;
-    const Elf64_Shdr *dynsym = &v->sh[rela->sh_link];
-    if (dynsym->sh_entsize != sizeof(Elf64_Sym) || dynsym->sh_link >= v->shnum ||
-        !in_bounds(v->n, dynsym->sh_offset, dynsym->sh_size))
-        return 0;
-    const Elf64_Shdr *strs = &v->sh[dynsym->sh_link];
-    if (!in_bounds(v->n, strs->sh_offset, strs->sh_size) || strs->sh_size == 0 ||
-        v->b[strs->sh_offset + strs->sh_size - 1] != '\0')
+        !rela_with_dynsym(v, rela, &dynsym, &strs))
         return 0;
     const char *str = (const char *)v->b + strs->sh_offset;
     const size_t entry = got->sh_entsize == 16 ? 16 : 8, nentries = got->sh_size / entry;
