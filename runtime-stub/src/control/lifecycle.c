@@ -319,15 +319,20 @@ void sprof_stop(void)
     sprof_io_lock();
     atomic_store(&g_sprof.stop_cpu_ns, sprof_profiled_cpu_ns());
     atomic_store(&g_sprof.running, 0);
+    /* threads still running keep their events/timers until they exit: stop
+     * them now so they cost nothing during the rest of the exit. The perf
+     * events under io_lock: a writer pass may be reopening one with another
+     * stack copy (perf_adapt.c), replacing the descriptor and its entry in
+     * the owned-descriptor table (a data race under TSan, faults sigmask) */
+    if (sprof_uses_perf())
+        for (int i = 0; i < SPROF_MAX_THREADS; i++)
+            if (atomic_load(&g_sprof.threads[i].state) == SLOT_ACTIVE) sprof_perf_thread_stop(&g_sprof.threads[i]);
     sprof_io_unlock();
     sprof_sampler_stop();
     sprof_signal_uninstall();
-    /* threads still running keep their events/timers until they exit: stop
-     * them now so they cost nothing during the rest of the exit */
     for (int i = 0; i < SPROF_MAX_THREADS; i++) {
         struct sprof_thread *t = &g_sprof.threads[i];
         if (atomic_load(&t->state) != SLOT_ACTIVE) continue;
-        if (sprof_uses_perf()) sprof_perf_thread_stop(t);
         sprof_timers_retire(t);
         if (t->ptimer_ok) {
             t->ptimer_ok = 0;
