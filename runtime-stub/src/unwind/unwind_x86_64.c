@@ -199,13 +199,34 @@ static const uint8_t *region_bytes(const struct sprof_walk_mem *m, uint64_t a, u
     return m->copy ? m->copy + (a - m->lo) : (const uint8_t *)(uintptr_t)a;
 }
 
+/* Word i of the region: a live stack is read with plain loads, never through
+ * libc's memcmp/memcpy, which an ASan-built program intercepts and checks
+ * against its stack redzones (the handler runs inside that program). */
+static inline uint64_t region_word(const struct sprof_walk_mem *m, const uint8_t *at, uint32_t i)
+{
+    uint64_t v;
+    if (m->copy) memcpy(&v, at + i, 8); /* a fixed 8-byte copy: inlined, no call */
+    else v = *(const volatile uint64_t *)(const void *)(at + i);
+    return v;
+}
+
+static int region_same(const struct sprof_walk_mem *m, const uint8_t *now, const uint8_t *saved, uint32_t len)
+{
+    for (uint32_t i = 0; i < len; i += 8) {
+        uint64_t was;
+        memcpy(&was, saved + i, 8);
+        if (region_word(m, now, i) != was) return 0;
+    }
+    return 1;
+}
+
 /* The window's words from the chain's outermost record (top) on: the same
  * candidates as the word-by-word scan in collect_candidates gives there
  * (every word of the window, stack values at or above sp), from the
  * thread's memo when the bytes are those it was built from. On the bench
  * workload that region is ~160 of the window's 256 words (main's record
  * is 0.7 KiB above the leaf): classifying them was ~1 us of the writer's
- * ~3 us per perf_event sample at 10 kHz; a memcmp replaces it. */
+ * ~3 us per perf_event sample at 10 kHz; a comparison replaces it. */
 static uint32_t top_region(struct sprof_walk_mem *m, uint64_t sp, uint64_t stack_hi, uint64_t top,
                            uint64_t to, uint32_t n, uint32_t *coff, uint64_t *cval, int *cut)
 {
@@ -216,7 +237,7 @@ static uint32_t top_region(struct sprof_walk_mem *m, uint64_t sp, uint64_t stack
     const uint8_t *now = region_bytes(m, from, len);
     struct sprof_top_memo *t = sprof_top_memo_of(m->xc);
     if (now && t->top == top && t->stack_hi == stack_hi && sp + SPROF_TOP_MEMO_REACH >= t->sp && len <= t->len &&
-        n + t->n < MAX_CAND && memcmp(now, t->bytes, len) == 0) {
+        n + t->n < MAX_CAND && region_same(m, now, t->bytes, len)) {
         for (uint32_t i = 0; i < t->n && t->off[i] < len; i++) {
             uint64_t v = t->val[i];
             int stack = (t->kind[i] & 1) && v >= sp;
@@ -260,7 +281,10 @@ static uint32_t top_region(struct sprof_walk_mem *m, uint64_t sp, uint64_t stack
         }
     }
     if (fill && a + 8 > hi) {
-        memcpy(t->bytes, now, len);
+        for (uint32_t i = 0; i < len; i += 8) {
+            uint64_t v = region_word(m, now, i);
+            memcpy(t->bytes + i, &v, 8);
+        }
         t->len = len;
         t->sp = sp;
         t->stack_hi = stack_hi;
