@@ -376,7 +376,7 @@ SPROF_HIDDEN int sprof_is_exec(uint64_t addr);
 /* The candidate window's words above a chain's outermost record (the start
  * code's frames, argv and the environment under main's record; the thread
  * start's frames under a thread's root): the same on most samples of a
- * thread, so scanned once and then compared byte for byte. Holds every word
+ * thread, so scanned once and then compared word by word. Holds every word
  * that could be a candidate at any sp down to SPROF_TOP_MEMO_REACH below the
  * one it was built at: 8-aligned stack addresses (kind 1; a candidate only
  * if at or above the sample's sp) and code addresses (kind 2). */
@@ -395,7 +395,7 @@ struct sprof_exec_cache {
     uint64_t tag[SPROF_EXEC_CACHE_SLOTS];      /* (page << 1 | answer) + 1; 0 = empty */
     uint64_t framed[SPROF_FRAMED_SLOTS];       /* return addresses into frame-pointer code (0 = empty) */
     uint64_t root_rec, root_ret;               /* the thread's outermost record and its return address */
-    struct sprof_top_memo top;                 /* the words above the outermost record (top_memo.c) */
+    struct sprof_top_memo top;                 /* the words above the outermost record (top_region) */
 };
 SPROF_HIDDEN int sprof_is_exec_cached(struct sprof_exec_cache *c, uint64_t addr);
 /* Return addresses whose caller keeps a frame record: the stack between the

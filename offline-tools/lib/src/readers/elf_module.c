@@ -316,16 +316,16 @@ static int rela_with_dynsym(const elf_view *v, const Elf64_Shdr *rela, const Elf
 typedef struct {
     uint64_t addr;
     uint32_t name;
-} ifunc_sym;
+} addr_name;
 #define IFUNC_MAX 4096 /* glibc 2.36 has ~120 */
 
-static int ifunc_cmp(const void *a, const void *b)
+static int addr_name_cmp(const void *a, const void *b)
 {
-    uint64_t x = ((const ifunc_sym *)a)->addr, y = ((const ifunc_sym *)b)->addr;
+    uint64_t x = ((const addr_name *)a)->addr, y = ((const addr_name *)b)->addr;
     return x < y ? -1 : x > y;
 }
 
-static size_t collect_ifuncs(const elf_view *v, const Elf64_Shdr *dynsym, size_t str_size, ifunc_sym *out,
+static size_t collect_ifuncs(const elf_view *v, const Elf64_Shdr *dynsym, size_t str_size, addr_name *out,
                              size_t cap)
 {
     size_t n = 0, nsyms = dynsym->sh_size / sizeof(Elf64_Sym);
@@ -333,13 +333,13 @@ static size_t collect_ifuncs(const elf_view *v, const Elf64_Shdr *dynsym, size_t
         Elf64_Sym sym;
         memcpy(&sym, v->b + dynsym->sh_offset + i * sizeof sym, sizeof sym);
         if (ELF64_ST_TYPE(sym.st_info) == STT_GNU_IFUNC && sym.st_name > 0 && sym.st_name < str_size)
-            out[n++] = (ifunc_sym){sym.st_value, sym.st_name};
+            out[n++] = (addr_name){sym.st_value, sym.st_name};
     }
-    qsort(out, n, sizeof *out, ifunc_cmp);
+    qsort(out, n, sizeof *out, addr_name_cmp);
     return n;
 }
 
-static const char *ifunc_name_at(const ifunc_sym *f, size_t n, const char *str, uint64_t addr)
+static const char *name_at(const addr_name *f, size_t n, const char *str, uint64_t addr)
 {
     size_t lo = 0, hi = n;
     while (lo < hi) {
@@ -358,19 +358,7 @@ static const char *ifunc_name_at(const ifunc_sym *f, size_t n, const char *str, 
  * ("memcpy@plt"), or "*ABS*+0xADDEND@plt" as objdump does. Unnamed, such
  * a stub had no CFI either (the "@plt" rule in profile_traces.c), and a
  * sample there lost the stack above the stub's caller. */
-static int collect_plt_stubs(const elf_view *v, sprof_elf_module *m, sym_list *out, ifunc_sym *ifuncs);
-
-static int collect_plt(const elf_view *v, sprof_elf_module *m, sym_list *out)
-{
-    ifunc_sym *ifuncs = malloc(IFUNC_MAX * sizeof *ifuncs);
-    if (!ifuncs)
-        return -1;
-    int rc = collect_plt_stubs(v, m, out, ifuncs);
-    free(ifuncs);
-    return rc;
-}
-
-static int collect_plt_stubs(const elf_view *v, sprof_elf_module *m, sym_list *out, ifunc_sym *ifuncs)
+static int collect_plt_stubs(const elf_view *v, sprof_elf_module *m, sym_list *out, addr_name *ifuncs)
 {
     const Elf64_Shdr *rela = NULL, *plt = NULL, *plt_sec = NULL;
     for (size_t i = 0; i < v->shnum; i++) {
@@ -400,7 +388,7 @@ static int collect_plt_stubs(const elf_view *v, sprof_elf_module *m, sym_list *o
             const char *name = NULL;
             char abs_name[40];
             if (ELF64_R_TYPE(r.r_info) == R_X86_64_IRELATIVE) {
-                name = ifunc_name_at(ifuncs, nifuncs, str, (uint64_t)r.r_addend);
+                name = name_at(ifuncs, nifuncs, str, (uint64_t)r.r_addend);
                 if (!name) {
                     snprintf(abs_name, sizeof abs_name, "*ABS*+0x%llx", (unsigned long long)r.r_addend);
                     name = abs_name;
@@ -432,6 +420,17 @@ static int collect_plt_stubs(const elf_view *v, sprof_elf_module *m, sym_list *o
     return 0;
 }
 
+/* collect_plt_stubs, with the memory of its ifunc table */
+static int collect_plt(const elf_view *v, sprof_elf_module *m, sym_list *out)
+{
+    addr_name *ifuncs = malloc(IFUNC_MAX * sizeof *ifuncs);
+    if (!ifuncs)
+        return -1;
+    int rc = collect_plt_stubs(v, m, out, ifuncs);
+    free(ifuncs);
+    return rc;
+}
+
 /* .plt.got's stubs (functions whose address is also taken, or calls
  * bound at load time: libc's own free@plt and malloc@plt) jump through a
  * GOT slot that an R_X86_64_GLOB_DAT relocation in .rela.dyn fills: each
@@ -457,7 +456,7 @@ static int collect_pltgot(const elf_view *v, sprof_elf_module *m, sym_list *out)
     if (nentries == 0 || nentries > 4096)
         return 0;
     /* the GLOB_DAT slots, sorted: a hostile .rela.dyn costs n log n */
-    ifunc_sym *slots = malloc((nrela ? nrela : 1) * sizeof *slots);
+    addr_name *slots = malloc((nrela ? nrela : 1) * sizeof *slots);
     if (!slots)
         return -1;
     size_t nslots = 0;
@@ -470,9 +469,9 @@ static int collect_pltgot(const elf_view *v, sprof_elf_module *m, sym_list *out)
         Elf64_Sym sym;
         memcpy(&sym, v->b + dynsym->sh_offset + si * sizeof sym, sizeof sym);
         if (sym.st_name > 0 && sym.st_name < strs->sh_size)
-            slots[nslots++] = (ifunc_sym){r.r_offset, sym.st_name};
+            slots[nslots++] = (addr_name){r.r_offset, sym.st_name};
     }
-    qsort(slots, nslots, sizeof *slots, ifunc_cmp);
+    qsort(slots, nslots, sizeof *slots, addr_name_cmp);
     int rc = 0;
     size_t total = 0;
     for (int pass = 0; pass < 2 && rc == 0; pass++) {
@@ -487,7 +486,7 @@ static int collect_pltgot(const elf_view *v, sprof_elf_module *m, sym_list *out)
             int32_t rel;
             memcpy(&rel, p + at + 2, 4);
             uint64_t slot = got->sh_addr + e * entry + at + 6 + (uint64_t)(int64_t)rel;
-            const char *name = ifunc_name_at(slots, nslots, str, slot);
+            const char *name = name_at(slots, nslots, str, slot);
             if (!name)
                 continue;
             size_t len = strlen(name) + sizeof "@plt";
