@@ -103,11 +103,11 @@ static void dump_record(FILE *o, uint64_t off, const sprof_trace_record *r)
         fprintf(o, "%" PRIu64 " STATS written=%" PRIu64 " dropped=%" PRIu64 " truncated=%" PRIu64 " lost=%" PRIu64
                    " cpu_ns=%" PRIu64 " achieved_hz=%.3f threads=%" PRIu64 " user_ns=%" PRIu64 " system_ns=%" PRIu64
                    " weight_ns=%" PRIu64 " kernel_weight_ns=%" PRIu64 " kernel_sampling=%s kernel_hz=%u"
-                   " own_cpu_ns=%" PRIu64 " problems=0x%x write_errno=%u paused_cpu_ns=%" PRIu64 "\n",
+                    " own_cpu_ns=%" PRIu64 " problems=0x%x write_errno=%u paused_cpu_ns=%" PRIu64 " clock_excess_ns=%" PRIu64 "\n",
                 off, s->samples_written, s->samples_dropped, s->samples_truncated, s->signals_lost, s->cpu_ns_total,
                 (double)s->achieved_millihz / 1000.0, s->threads_seen, s->user_cpu_ns, s->system_cpu_ns,
                 s->weight_ns_total, s->kernel_weight_ns, sprof_kernel_sampling_name(s->kernel_sampling),
-                s->kernel_hz, s->own_cpu_ns, s->problems, s->write_errno, s->paused_cpu_ns);
+                s->kernel_hz, s->own_cpu_ns, s->problems, s->write_errno, s->paused_cpu_ns, s->clock_excess_ns);
         break;
     }
     case SPROF_REC_END: fprintf(o, "%" PRIu64 " END\n", off); break; /* reason: sprof-trace info */
@@ -156,6 +156,11 @@ static void print_cpu_accounting(FILE *o, const sprof_info_view *iv, const struc
                 recorded ? "user + system" : "cpu_ns_total");
     else
         fprintf(o, "weights cover:   unknown (no CPU time recorded)\n");
+    /* format 2.3: the task clock ran ahead of the threads' CPU clocks */
+    if (st->clock_excess_ns && st->clock_excess_ns * 1000u >= weight) /* from 0.1 %: below, read noise */
+        fprintf(o, "clock excess:    %.3f s of task clock not in the threads' CPU (hypervisor steal, interrupts): "
+                   "taken out of the weights; the samples came at the task clock's pace\n",
+                (double)st->clock_excess_ns / 1e9);
     fprintf(o, "kernel weight:   %.3f s in %" PRIu64 " kernel samples", (double)kweight / 1e9, ksamples);
     if (weight)
         fprintf(o, " (%.1f%% of the weight)", 100.0 * (double)kweight / (double)weight);

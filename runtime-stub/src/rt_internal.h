@@ -210,6 +210,9 @@ struct sprof_thread {
     uint32_t perf_cut_n, perf_fit_n; /* writer: samples cut by the copy / fully within it */
     uint32_t perf_resizes;
     uint64_t perf_count_base;        /* the counts of the thread's earlier events */
+    /* the event's task clock against the thread's CPU clock (perf_clock.c) */
+    uint64_t clock_mark_mono, clock_mark_count, clock_mark_cpu; /* writer: the last look (0: none) */
+    uint32_t cpu_per_count_q16;      /* thread CPU per task-clock ns since then, x 65536 (0: 1) */
     _Atomic int attach;              /* enum sprof_attach_state */
     int attach_unknown;              /* writer: CPU before the event is not known */
 
@@ -280,6 +283,7 @@ struct sprof_globals {
     _Atomic uint64_t ktick_signals;
     _Atomic uint64_t exited_user_ns, exited_sys_ns; /* raw utime / stime of threads already gone */
     uint64_t weight_written, kernel_weight_written; /* writer: sums over the samples written */
+    uint64_t clock_excess_ns; /* writer: perf_event task-clock time not in the threads' CPU (perf_clock.c) */
     _Atomic uint64_t writer_cpu_ns, sampler_cpu_ns;  /* own threads' CPU, as each last read it */
     uint64_t final_cpu_ns;                           /* the final drain's CPU (io_lock held) */
     _Atomic uint32_t problems; /* enum sprof_problem bits seen so far (STATS.problems) */
@@ -501,8 +505,12 @@ SPROF_HIDDEN int sprof_perf_thread_start(struct sprof_thread *t);
 SPROF_HIDDEN void sprof_perf_thread_enable(struct sprof_thread *t);
 SPROF_HIDDEN void sprof_perf_thread_stop(struct sprof_thread *t);
 SPROF_HIDDEN uint64_t sprof_perf_count(struct sprof_thread *t); /* the event's count now (0 if none) */
-SPROF_HIDDEN uint64_t sprof_perf_drain(struct sprof_thread *t);
+SPROF_HIDDEN uint64_t sprof_perf_drain(struct sprof_thread *t, uint64_t now_mono);
 SPROF_HIDDEN uint64_t sprof_perf_drain_ring(struct sprof_thread *t); /* the records only */
+/* perf_clock.c: the task clock's advance over the thread's CPU clock */
+SPROF_HIDDEN void sprof_perf_clock_look(struct sprof_thread *t, uint64_t now_mono);
+SPROF_HIDDEN uint64_t sprof_perf_clock_scale(const struct sprof_thread *t, uint64_t task_clock_ns);
+static inline void sprof_perf_clock_forget(struct sprof_thread *t) { t->clock_mark_mono = 0; }
 SPROF_HIDDEN uint32_t sprof_perf_fill_256(const struct sprof_thread *t); /* as sprof_ring_fill_256 */
 SPROF_HIDDEN int sprof_signal_install(void);
 SPROF_HIDDEN void sprof_signal_uninstall(void);

@@ -299,11 +299,15 @@ struct sprof_rec_stats {
     /* Format 1.4: recording control */
     uint64_t paused_cpu_ns;   /* CPU the profiled threads ran while recording was paused (SPROF_START=paused,
                                * the toggle signal, SPROF_DELAY / SPROF_DURATION); not in cpu_ns_total */
+    /* Format 2.3 */
+    uint64_t clock_excess_ns; /* perf_event: task-clock time taken out of the samples' weights because the
+                               * threads' CPU clocks did not count it (hypervisor steal, interrupts) */
 };
 #define SPROF_REC_STATS_V1_SIZE 64u /* STATS before format 1.1 */
 #define SPROF_REC_STATS_V11_SIZE 104u /* STATS of format 1.1 */
 #define SPROF_REC_STATS_V12_SIZE 112u /* STATS of format 1.2 */
 #define SPROF_REC_STATS_V13_SIZE 120u /* STATS of format 1.3 */
+#define SPROF_REC_STATS_V14_SIZE 128u /* STATS of formats 1.4 to 2.2 */
 
 /* STATS.problems (format 1.3): what kept the trace from being complete. */
 enum sprof_problem {

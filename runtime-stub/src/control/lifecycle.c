@@ -111,7 +111,7 @@ static void reset_counters(void)
     atomic_store(&g_sprof.ktick_signals, 0);
     atomic_store(&g_sprof.exited_user_ns, 0);
     atomic_store(&g_sprof.exited_sys_ns, 0);
-    g_sprof.weight_written = g_sprof.kernel_weight_written = 0;
+    g_sprof.weight_written = g_sprof.kernel_weight_written = g_sprof.clock_excess_ns = 0;
     atomic_store(&g_sprof.writer_cpu_ns, 0);
     atomic_store(&g_sprof.sampler_cpu_ns, 0);
     g_sprof.final_cpu_ns = 0;

@@ -175,6 +175,7 @@ static void switch_threads(int on)
     for (int i = 0, hi = sprof_slots_hi(); i < hi; i++) {
         struct sprof_thread *t = &g_sprof.threads[i];
         if (atomic_load(&t->state) != SLOT_ACTIVE) continue;
+        sprof_perf_clock_forget(t); /* a window across the switch compares a stopped count */
         if (sprof_uses_perf()) {
             int a = atomic_load(&t->attach);
             int fd = a == ATTACH_INLINE || a == ATTACH_DONE ? sprof_fd_checked(&t->perf_fd) : -1;

@@ -658,6 +658,7 @@ static void fill_stats(struct sprof_rec_stats *out)
     if (g_sprof.ksample == SPROF_KSAMPLE_TICK && cpu)
         s.kernel_hz = (uint32_t)((double)since(now.ktick, file_base.ktick) * 1e9 / (double)cpu + 0.5);
     s.own_cpu_ns = since(now.own, file_base.own);
+    s.clock_excess_ns = g_sprof.clock_excess_ns;
     s.problems = atomic_load(&g_sprof.problems);
     s.write_errno = g_sprof.write_errno;
     *out = s;
@@ -685,7 +686,7 @@ uint32_t sprof_drain_all(void)
         fill = 0;
         if (sprof_uses_perf()) {
             fill = sprof_perf_fill_256(t);
-            sprof_perf_drain(t);
+            sprof_perf_drain(t, now);
         }
         if (t->ring.buf) {
             uint32_t f = sprof_ring_fill_256(&t->ring);
@@ -899,7 +900,7 @@ int sprof_writer_rotate(const char *next_path)
     }
     file_base.threads = file_base.threads > live ? file_base.threads - live : 0;
     g_sprof.samples_written = g_sprof.samples_truncated = g_sprof.periods_milli = 0;
-    g_sprof.weight_written = g_sprof.kernel_weight_written = 0;
+    g_sprof.weight_written = g_sprof.kernel_weight_written = g_sprof.clock_excess_ns = 0;
     g_sprof.start_mono_ns = sprof_now_ns(CLOCK_MONOTONIC);
     snprintf(g_sprof.cfg.out_path, sizeof g_sprof.cfg.out_path, "%s", next_path);
     rotating = 1;

@@ -334,8 +334,11 @@ static void handle_sample(struct sprof_thread *t, const uint8_t *p, uint32_t len
         if (nr >= -1) rec->flags |= sprof_syscall_flags(nr);
         else if (kernel_mode) rec->flags |= SPROF_SAMPLE_KERNEL;
     }
-    t->perf_win_cpu += rec->weight_ns;
+    t->perf_win_cpu += rec->weight_ns; /* task clock: the period adjustment counts periods */
     t->perf_win_n++;
+    uint64_t cpu_weight = sprof_perf_clock_scale(t, rec->weight_ns); /* the thread's own CPU (perf_clock.c) */
+    g_sprof.clock_excess_ns += rec->weight_ns - cpu_weight;
+    rec->weight_ns = cpu_weight;
     if (g_sprof.mech == SPROF_MECH_WALL_PERF) rec->weight_ns += atomic_exchange(&t->wait_ns, 0);
     uint64_t sp = regs[REG_IDX_SP], stack_hi = t->stack_hi;
     int off = !(sp >= t->stack_lo && sp < t->stack_hi);
@@ -393,8 +396,9 @@ uint32_t sprof_perf_fill_256(const struct sprof_thread *t)
 }
 
 /* Writer thread (io_lock held). Returns the number of records consumed. */
-uint64_t sprof_perf_drain(struct sprof_thread *t)
+uint64_t sprof_perf_drain(struct sprof_thread *t, uint64_t now_mono)
 {
+    if (atomic_load(&t->state) == SLOT_ACTIVE) sprof_perf_clock_look(t, now_mono);
     uint64_t n = sprof_perf_drain_ring(t);
     if (atomic_load(&t->state) == SLOT_ACTIVE && g_sprof.ksample == SPROF_KSAMPLE_NONE) adjust_period(t);
     if (atomic_load(&t->state) == SLOT_ACTIVE) sprof_perf_adapt(t);
