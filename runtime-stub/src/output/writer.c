@@ -467,7 +467,9 @@ static void emit_thread_tail(struct sprof_thread *t)
     uint64_t tail = t->tail_cpu_ns;
     if (g_sprof.mech == SPROF_MECH_PERF_EVENT)
         tail = t->perf_fd < 0 || t->attach_unknown ? unsampled
-               : t->perf_final_count > t->perf_last_count ? t->perf_final_count - t->perf_last_count : 0;
+               : t->perf_final_count > t->perf_last_count
+                   ? sprof_perf_clock_scale(t, t->perf_final_count - t->perf_last_count) /* in CPU time */
+                   : 0;
     uint64_t w = tail < unsampled ? tail : unsampled;
     if (w) emit_start_routine(t, w);
 }
