@@ -713,7 +713,7 @@ static void map_verdict(const gen *g)
                                  st->empty_rows, st->rows, st->nameless_rows);
     if (st->absent_rows && used < sizeof parts)
         used += (size_t)snprintf(parts + used, sizeof parts - used,
-                                 "%s%zu row(s) without a file name a function the binary does not have"
+                                 "%s%zu row(s) without a file name, for a C function the binary does not have"
                                  " (%s): ignored",
                                  used ? "; " : "", st->absent_rows, st->absent_example);
     if (used)

@@ -136,7 +136,7 @@ grep -E '^  0x[0-9a-f]+-0x[0-9a-f]+  sp_helper_runtime ' dump | grep -q '??:0$' 
 grep -q 'out\.c' dump && fail "a location points at the deleted out.c: $(grep out.c dump | head -3)"
 
 # The map's bad row gives one warning line.
-[ "$(grep -c . warn)" = 1 ] && grep -q 'suspicious name map: 1 row(s) without a file name a function the binary does not have (Method#initialize)' warn ||
+[ "$(grep -c . warn)" = 1 ] && grep -q 'suspicious name map: 1 row(s) without a file name, for a C function the binary does not have (Method#initialize)' warn ||
     fail "map verdict: $(cat warn)"
 
 # --- without the .rb source: the next-def guess, flagged guessed ---
