@@ -126,6 +126,17 @@ int main(void)
         uint32_t st4[3] = { st3[0], st3[1], sprof_profile_intern_frame(&p, &ls) };
         k = sprof_shape_stack(&p, st4, 3, &complete);
         CHECK(k == 3 && !complete, "lost main: %u frames, complete %d", k, complete);
+        /* clone3 at the leaf (a thread starting threads: pthread_create's
+         * system call) does not root a stack whose own root was lost */
+        sprof_pframe c3 = { .name = "clone3", .c_name = "clone3", .file = "", .module = "/lib/libc.so.6" };
+        sprof_pframe ci = { .name = "__clone_internal", .c_name = "__clone_internal", .file = "",
+                            .module = "/lib/libc.so.6" };
+        sprof_pframe pc = { .name = "pthread_create", .c_name = "pthread_create", .file = "",
+                            .module = "/lib/libc.so.6" };
+        uint32_t st5[5] = { sprof_profile_intern_frame(&p, &c3), sprof_profile_intern_frame(&p, &ci),
+                            sprof_profile_intern_frame(&p, &pc), st3[0], st3[1] };
+        k = sprof_shape_stack(&p, st5, 5, &complete);
+        CHECK(k == 5 && !complete, "clone3 at the leaf, root lost: %u frames, complete %d", k, complete);
     }
 
     /* no symbol and no readable ELF file: module+0xoffset, counted */

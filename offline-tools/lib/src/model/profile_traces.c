@@ -96,20 +96,42 @@ static int oracle_is_code(void *ctx, uint64_t pc)
     return sprof_as_find(&c->T->as, pc) != NULL;
 }
 
-/* x86-64 Linux signal-return trampoline (glibc's __restore_rt; the
- * kernel has none of its own there): mov $15 (rt_sigreturn), %rax; syscall */
-static int oracle_sigreturn_at(void *ctx, uint64_t pc)
+/* The n bytes of the module's file at pc (0 if outside the file). */
+static int code_bytes(code_ctx *c, uint64_t pc, uint8_t *out, size_t n)
 {
-    static const uint8_t tramp[9] = { 0x48, 0xc7, 0xc0, 0x0f, 0x00, 0x00, 0x00, 0x0f, 0x05 };
-    code_ctx *c = ctx;
     const sprof_map_entry *me = sprof_as_find(&c->T->as, pc);
     if (!me)
         return 0;
     sprof_elf_module *elf = sprof_module_elf(me->mod);
     uint64_t off = pc - me->start + me->file_offset;
-    if (!elf || off > elf->map_size || elf->map_size - off < sizeof tramp)
+    if (!elf || off > elf->map_size || elf->map_size - off < n)
         return 0;
-    return memcmp((const uint8_t *)elf->map + off, tramp, sizeof tramp) == 0;
+    memcpy(out, (const uint8_t *)elf->map + off, n);
+    return 1;
+}
+
+/* x86-64 Linux signal-return trampoline (glibc's __restore_rt; the
+ * kernel has none of its own there): mov $15 (rt_sigreturn), %rax; syscall */
+static int oracle_sigreturn_at(void *ctx, uint64_t pc)
+{
+    static const uint8_t tramp[9] = { 0x48, 0xc7, 0xc0, 0x0f, 0x00, 0x00, 0x00, 0x0f, 0x05 };
+    uint8_t b[sizeof tramp];
+    return code_bytes(ctx, pc, b, sizeof b) && memcmp(b, tramp, sizeof tramp) == 0;
+}
+
+/* The CFI row at pc from the symmap (the program) or the module's
+ * .eh_frame; *vaddr is pc in the module's addresses. */
+static int cfi_row_at(code_ctx *c, const sprof_map_entry *me, uint64_t pc, sprof_cfi_row *row,
+                      uint64_t *vaddr)
+{
+    if (me->mod->is_main && c->L->symmap &&
+        sprof_symmap_file_offset_to_vaddr(c->L->symmap, pc - me->start + me->file_offset, vaddr) == 0 &&
+        sprof_symmap_cfi_lookup(c->L->symmap, *vaddr, row) == 0 && row->cfa_reg != SPROF_CFA_UNDEFINED)
+        return 0;
+    sprof_elf_module *elf = sprof_module_elf(me->mod);
+    if (!elf || sprof_elf_offset_to_vaddr(elf, pc - me->start + me->file_offset, vaddr) != 0)
+        return -1;
+    return sprof_elf_cfi_lookup(elf, *vaddr, row) == 0 && row->cfa_reg != SPROF_CFA_UNDEFINED ? 0 : -1;
 }
 
 static int oracle_cfi(void *ctx, uint64_t pc, sprof_cfi_row *row)
@@ -118,16 +140,24 @@ static int oracle_cfi(void *ctx, uint64_t pc, sprof_cfi_row *row)
     const sprof_map_entry *me = sprof_as_find(&c->T->as, pc);
     if (!me)
         return -1;
-    uint64_t vaddr;
-    if (me->mod->is_main && c->L->symmap &&
-        sprof_symmap_file_offset_to_vaddr(c->L->symmap, pc - me->start + me->file_offset, &vaddr) == 0 &&
-        sprof_symmap_cfi_lookup(c->L->symmap, vaddr, row) == 0 && row->cfa_reg != SPROF_CFA_UNDEFINED)
+    uint64_t vaddr = 0;
+    if (cfi_row_at(c, me, pc, row, &vaddr) == 0)
+        return 0;
+    /* glibc's clone and clone3 end their CFI just before their `syscall`
+     * (after it, the child's frame is not the one described), so the
+     * parent's return from that system call has no row: perf_event's
+     * kernel-mode samples in clone3 unwound from the frame-pointer chain
+     * alone, main;sp_Main_run;clone3 without pthread_create (4.5 % of a
+     * program that starts short threads). `syscall` changes no register
+     * the CFI tracks: the row that ends at that instruction applies. */
+    uint8_t sc[2];
+    uint64_t before;
+    if (pc >= 3 && code_bytes(c, pc - 2, sc, 2) && sc[0] == 0x0f && sc[1] == 0x05 &&
+        cfi_row_at(c, me, pc - 3, row, &before) == 0 && row->hi == before + 1)
         return 0;
     sprof_elf_module *elf = sprof_module_elf(me->mod);
-    if (!elf || sprof_elf_offset_to_vaddr(elf, pc - me->start + me->file_offset, &vaddr) != 0)
+    if (!elf || (!vaddr && sprof_elf_offset_to_vaddr(elf, pc - me->start + me->file_offset, &vaddr) != 0))
         return -1;
-    if (sprof_elf_cfi_lookup(elf, vaddr, row) == 0 && row->cfa_reg != SPROF_CFA_UNDEFINED)
-        return 0;
     /* A PLT stub's CFI is a DWARF expression we do not model; a bound stub
      * is a lone indirect jmp, so the return address is at sp (as at the
      * first byte of any function). */

@@ -90,18 +90,18 @@ uint32_t sprof_shape_stack(sprof_profile *p, uint32_t *stack, uint32_t n, int *c
         }
     }
     if (!*complete) {
-        /* A thread: drop start_thread/clone3 outside its start routine. */
-        for (uint32_t i = n; i-- > 1;) {
-            if (roles(p, stack[i]) & ROLE_THREAD_START) {
-                uint32_t j = i;
-                while (j > 1 && roles(p, stack[j - 1]) & ROLE_THREAD_START)
-                    j--;
-                if (j > 1 && (roles(p, stack[j - 1]) & ROLE_WRAPPER))
-                    j--; /* the profiler's own wrapper is not the program's */
-                n = j;
-                *complete = 1;
-                break;
-            }
+        /* A thread: drop start_thread/clone3 outside its start routine.
+         * Only the outermost frames: a thread that starts threads has
+         * clone3 at its leaf too, under pthread_create, and a stack that
+         * lost its root is not rooted by that. */
+        uint32_t j = n;
+        while (j > 1 && roles(p, stack[j - 1]) & ROLE_THREAD_START)
+            j--;
+        if (j < n) {
+            if (j > 1 && (roles(p, stack[j - 1]) & ROLE_WRAPPER))
+                j--; /* the profiler's own wrapper is not the program's */
+            n = j;
+            *complete = 1;
         }
     }
     if (!*complete && n > 0) {
