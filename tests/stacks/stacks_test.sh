@@ -112,6 +112,11 @@ threads_clone)
     if grep -q '^kernel sampling: perf_event' info.txt; then
         [ "$c" -gt 0 ] || fail "no sample in clone3 with kernel mode sampled"
     fi
+    # the runtime's pthread_create wrapper (preloaded) is named as sprof's
+    if grep -q ';pthread_create;' folded; then
+        grep -q 'pthread_create \[sprof\];pthread_create' folded ||
+            fail "sprof's pthread_create wrapper is not marked [sprof]: $(grep -m1 pthread_create folded)"
+    fi
     echo "clone3 samples (weight): $c, each under pthread_create" ;;
 esac
 echo "PASS: $MODE/$mech ($complete% complete)"

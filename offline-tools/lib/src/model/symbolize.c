@@ -79,6 +79,27 @@ static int is_entry_trampoline(const char *name)
     return strcmp(name, "__start_context") == 0 || strcmp(name, "__restore_rt") == 0;
 }
 
+/* sprof's own code in the program's stack: libsprof.so (preloaded) or the
+ * runtime linked in (its files, runtime-stub/src/...). Mid-stack these are
+ * its interposers (pthread_create, exit, close...) around the libc call of
+ * the same name: "pthread_create [sprof];pthread_create" says whose each
+ * is, where two bare pthread_create read as a recursion. */
+static int is_sprof_runtime(const char *module, const char *file)
+{
+    const char *slash = strrchr(module, '/');
+    const char *base = slash ? slash + 1 : module;
+    return strncmp(base, "libsprof", 8) == 0 || strstr(file, "/runtime-stub/src/") != NULL;
+}
+
+static const char *runtime_name(const char *name, const char *module, const char *file, char *buf,
+                                size_t len)
+{
+    if (!is_sprof_runtime(module, file))
+        return name;
+    snprintf(buf, len, "%s [sprof]", name);
+    return buf;
+}
+
 static uint32_t resolve(sprof_symbolizer *s, const sprof_map_entry *me, uint64_t pc, int is_return,
                         uint32_t *out)
 {
@@ -117,7 +138,8 @@ static uint32_t resolve(sprof_symbolizer *s, const sprof_map_entry *me, uint64_t
             if (s->no_inline && inlined)
                 continue;
             sprof_pframe f = {
-                .name = fr[i].ruby_name[0] ? fr[i].ruby_name : fr[i].c_name,
+                .name = runtime_name(fr[i].ruby_name[0] ? fr[i].ruby_name : fr[i].c_name, mod->path,
+                                     fr[i].file, name, sizeof name),
                 .c_name = fr[i].c_name, .file = fr[i].file, .module = mod->path,
                 .line = fr[i].line, .kind = fr[i].kind, .cost = fr[i].cost,
                 .flags = fr[i].flags, .address = vaddr, .def_line = fr[i].def_line,
@@ -137,7 +159,8 @@ static uint32_t resolve(sprof_symbolizer *s, const sprof_map_entry *me, uint64_t
                 sym = NULL;
         }
         if (sym) {
-            sprof_pframe f = { .name = sym->name, .c_name = sym->name, .file = "",
+            sprof_pframe f = { .name = runtime_name(sym->name, mod->path, "", name, sizeof name),
+                               .c_name = sym->name, .file = "",
                                .module = mod->path, .kind = SPROF_KIND_NATIVE,
                                .cost = SPROF_COST_NATIVE, .flags = SPROF_FRAME_NO_DEBUG,
                                .address = elf_vaddr };
