@@ -9,6 +9,9 @@
 #         | timeout (timeout 5 ./app) | env (env X=1 ./app) | make (a Makefile running ./app)
 #         | helper (a profiled program, bash busy for ~0.3 s, then running ./app as a
 #           helper: the trace stays the program's, the helper runs unprofiled, silently)
+#         | shim (a version manager's shim: a shell that runs tiny helpers, each in a
+#           $(...) of its own, then execs ./app: pyenv's python3 left the name to
+#           its first helper, and python ran unprofiled)
 # Env from ctest: SPROF_BIN, SPROF_LIB.
 set -u
 CASE=$1
@@ -31,6 +34,7 @@ wrapped() {
     env) set -- env X=1 ./app spin 0.3 ;;
     make) set -- make -s ;;
     helper) set -- bash -c 'i=0; while [ $i -lt 300000 ]; do i=$((i+1)); done; ./app spin 0.1; true' ;;
+    shim) set -- bash -c 'a=$(readlink -f ./app); b=$(uname); c=$(id -u); exec ./app spin 0.3' ;;
     *) echo "unknown case $CASE" >&2; exit 2 ;;
     esac
     env "$@" > out 2> err

@@ -16,6 +16,7 @@
 #define _GNU_SOURCE
 #include <errno.h>
 #include <fcntl.h>
+#include <signal.h>
 #include <stdio.h>
 #include <string.h>
 #include <sys/mman.h>
@@ -125,8 +126,13 @@ static int rename_noreplace(const char *from, const char *to)
     return unlink(from);
 }
 
+/* The ancestor whose trace this process moved aside to take the name
+ * (0: none): a helper that turns out tiny gives the name back at its exit. */
+static pid_t taken_from;
+
 int sprof_rule_name_held(const char *path)
 {
+    taken_from = 0;
     int fd = open(path, O_RDONLY | O_NOFOLLOW | O_CLOEXEC | O_NONBLOCK);
     if (fd < 0) return SPROF_NAME_OTHER;
     struct stat st;
@@ -140,7 +146,28 @@ int sprof_rule_name_held(const char *path)
     if (!h.wrapper) return SPROF_NAME_ANCESTOR;
     char moved[sizeof g_sprof.cfg.out_path + 16];
     name_with_pid(path, (uint32_t)h.pid, moved, sizeof moved);
-    return rename_noreplace(path, moved) == 0 ? SPROF_NAME_TAKEN_OVER : SPROF_NAME_OTHER;
+    if (rename_noreplace(path, moved) != 0) return SPROF_NAME_OTHER;
+    taken_from = h.pid;
+    return SPROF_NAME_TAKEN_OVER;
+}
+
+/* This process took the name from a live ancestor and recorded no more
+ * than a wrapper would: it was that ancestor's helper (a version manager's
+ * shim runs readlink, uname... in $(...), then execs the program), not
+ * the program. Its trace goes, the ancestor's comes back under the name,
+ * and it says nothing: with the name kept, the program the shim finally
+ * exec'd found it held by an ended helper and ran unprofiled (pyenv's
+ * python3: 30 "exists; not overwriting" lines and no profile). */
+static int give_name_back(const char *cur, int small)
+{
+    if (!taken_from || !small || kill(taken_from, 0) != 0) return 0;
+    char moved[sizeof g_sprof.cfg.out_path + 48];
+    name_with_pid(cur, (uint32_t)taken_from, moved, sizeof moved);
+    struct stat st;
+    if (lstat(moved, &st) != 0 || !S_ISREG(st.st_mode)) return 0;
+    if (unlink(cur) != 0) return 0;
+    rename_noreplace(moved, cur); /* someone took the name meanwhile: theirs */
+    return 1;
 }
 
 static int same_file(const char *path, const struct stat *mine)
@@ -194,6 +221,7 @@ int sprof_rule_at_finish(int fd)
     /* removed, or replaced under its name (a descendant's SPROF_OVERWRITE=1):
      * a wrapper says nothing; a process that did work says where it wrote */
     if (!same_file(cur, &mine)) return small;
+    if (give_name_back(cur, small)) return 1;
     if (!moved_aside(cur)) {
         /* exec before any sample, or after a wrapper's start-up (at most
          * hz/10 samples, as for an ancestor below: `env`, a shell that
