@@ -38,10 +38,8 @@
  * signal's own handler, delivery and return (kernel_sampler.c,
  * signal_sampler.c) */
 #define SPROF_OWN_SIGNAL_NS 30000ull
-/* cpuclock: a pacer wake this much later than its timer did not stop the
- * thread at the timer's interrupt (the most sprof_pacer_late_limit allows),
- * and a local signal taken this much CPU after it was sent did not land
- * where the thread stopped (signal_sampler.c) */
+/* cpuclock: a pacer wake this much later than its timer (10-20 us here)
+ * did not stop the thread at the timer's interrupt (sampler_thread.c) */
 #define SPROF_PACER_LATE_NS 30000ull
 /* ... and one whose thread ran less than the pacer slept, by more than this
  * (and 1/64 of the sleep), was stopped by something else */

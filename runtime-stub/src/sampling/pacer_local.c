@@ -84,25 +84,8 @@ uint64_t sprof_pacer_jitter(uint64_t *rng, uint64_t period)
     return period ? *rng % period : 0;
 }
 
-/* A wake later than its timer by much more than usual did not preempt the
- * thread at the interrupt: EEVDF let it run on to a scheduling point,
- * which system-call returns are, and the signal landed there. With a fixed
- * 30 us allowance (timer wakes were 10-20 us late on this VM once, 4-5 us
- * now: p90 6-8 us, busy or not), pthread_create's signal unblocking took
- * 11.6-12.3 % of acc_shortthreads' main-thread landings for 9.6 % of its
- * CPU, and sp_Steady_compute read ~1 pp low. The allowance follows the
- * machine: twice the running median plus 4 us, within 10..30 us. */
-uint64_t sprof_pacer_late_limit(const struct sprof_pacer_place *pl)
+void sprof_pacer_note_wake(struct sprof_pacer_place *pl, uint64_t late_ns, uint64_t period)
 {
-    uint64_t lim = 2 * pl->usual_late + 4000;
-    return lim < 10000 ? 10000 : lim > SPROF_PACER_LATE_NS ? SPROF_PACER_LATE_NS : lim;
-}
-
-void sprof_pacer_note_wake(struct sprof_pacer_place *pl, uint64_t late_ns, uint64_t period, int by_timer)
-{
-    /* a running median of the timer's wakes: a step of 250 ns towards each */
-    if (by_timer && late_ns > pl->usual_late) pl->usual_late += 250;
-    else if (by_timer && pl->usual_late >= 250) pl->usual_late -= 250;
     /* far beyond any load's scheduling delay (ms on a busy 2-core VM) */
     uint64_t far = 20 * period > 50000000ull ? 20 * period : 50000000ull;
     if (!pl->ok || late_ns <= far) {

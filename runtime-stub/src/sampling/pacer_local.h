@@ -16,7 +16,6 @@ struct sprof_pacer_place {
     int starved; /* wakes in a row far later than asked */
     int have_orig;
     cpu_set_t orig; /* its affinity before it first moved */
-    uint64_t usual_late; /* running median of its timer wakes' lateness (ns) */
 };
 
 /* Ask for the shortest custom slice, so that the pacer's wake preempts. */
@@ -27,11 +26,7 @@ SPROF_HIDDEN void sprof_pacer_move(struct sprof_pacer_place *pl, int cpu);
  * in a row mean the pacer cannot run on that CPU (a real-time thread of
  * another program there never yields): it goes back to its first affinity
  * and signals from wherever it runs. */
-SPROF_HIDDEN void sprof_pacer_note_wake(struct sprof_pacer_place *pl, uint64_t late_ns, uint64_t period,
-                                        int by_timer);
-/* The latest a timer wake may come and still have stopped the thread at
- * the timer's interrupt: a few times this machine's usual lateness. */
-SPROF_HIDDEN uint64_t sprof_pacer_late_limit(const struct sprof_pacer_place *pl);
+SPROF_HIDDEN void sprof_pacer_note_wake(struct sprof_pacer_place *pl, uint64_t late_ns, uint64_t period);
 /* Does thread tid run under a real-time policy? The pacer never moves to
  * its CPU: there it could not preempt it, nor run at all until it yields. */
 SPROF_HIDDEN int sprof_pacer_realtime(uint32_t tid);

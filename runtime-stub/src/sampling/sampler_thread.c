@@ -278,12 +278,12 @@ static void pace_cpuclock(void)
         uint64_t woke = sprof_now_ns(CLOCK_MONOTONIC);
         uint64_t late = woke > now + min_left ? woke - (now + min_left) : 0;
         slept = woke - now - late;
-        sprof_pacer_note_wake(&pl, late, period, !kicked);
+        sprof_pacer_note_wake(&pl, late, period);
         /* A retry request's wake may stop a thread anywhere (in its
          * handler); a wake much later than the timer (here 10-20 us) did
          * not preempt at once, and the thread ran on to a later scheduling
          * point, which system calls are: neither is a draw. */
-        pl.settled = pl.ok && !kicked && late < sprof_pacer_late_limit(&pl) && sched_getcpu() == pl.here;
+        pl.settled = pl.ok && !kicked && late < SPROF_PACER_LATE_NS && sched_getcpu() == pl.here;
     }
 }
 
