@@ -16,11 +16,13 @@
 #define _GNU_SOURCE
 #include <errno.h>
 #include <fcntl.h>
+#include <dirent.h>
 #include <signal.h>
 #include <stdio.h>
 #include <string.h>
 #include <sys/mman.h>
 #include <sys/stat.h>
+#include <sys/syscall.h>
 #include <unistd.h>
 
 #include "rt_internal.h"
@@ -151,16 +153,49 @@ int sprof_rule_name_held(const char *path)
     return SPROF_NAME_TAKEN_OVER;
 }
 
-/* This process took the name from a live ancestor and recorded no more
- * than a wrapper would: it was that ancestor's helper (a version manager's
- * shim runs readlink, uname... in $(...), then execs the program), not
- * the program. Its trace goes, the ancestor's comes back under the name,
- * and it says nothing: with the name kept, the program the shim finally
- * exec'd found it held by an ended helper and ran unprofiled (pyenv's
- * python3: 30 "exists; not overwriting" lines and no profile). */
-static int give_name_back(const char *cur, int small)
+/* Does process pid hold the other end of our stdout pipe: are we its
+ * command substitution? (getdents64, not opendir: no malloc here.) */
+static int stdout_read_by(pid_t pid)
+{
+    struct stat out;
+    if (fstat(1, &out) != 0 || !S_ISFIFO(out.st_mode)) return 0;
+    char want[48], dir[48];
+    snprintf(want, sizeof want, "pipe:[%lu]", (unsigned long)out.st_ino);
+    snprintf(dir, sizeof dir, "/proc/%d/fd", (int)pid);
+    int dfd = open(dir, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+    if (dfd < 0) return 0;
+    char buf[2048], link[64];
+    int found = 0;
+    long n;
+    while (!found && (n = syscall(SYS_getdents64, dfd, buf, sizeof buf)) > 0) {
+        for (long off = 0; off < n && !found;) {
+            const struct dirent64 *d = (const struct dirent64 *)(buf + off);
+            ssize_t k = readlinkat(dfd, d->d_name, link, sizeof link - 1);
+            if (k > 0) {
+                link[k] = 0;
+                found = strcmp(link, want) == 0;
+            }
+            off += d->d_reclen;
+        }
+    }
+    close(dfd);
+    return found;
+}
+
+/* This process took the name from a live ancestor and turned out to be
+ * that ancestor's helper, not the program: it recorded nothing, or no
+ * more than a wrapper would while the ancestor reads its output (a
+ * command substitution: a version manager's shim runs readlink, uname...
+ * in $(...), then execs the program). Its trace goes, the ancestor's comes
+ * back under the name, and it says nothing: with the name kept, the
+ * program the shim finally exec'd found it held by an ended helper and ran
+ * unprofiled (pyenv's python3: 30 "exists; not overwriting" lines and no
+ * profile). A short program behind a wrapper (`timeout 5 ./app`, 50 ms of
+ * CPU) is what the user asked for, and keeps the name with what it has. */
+static int give_name_back(const char *cur, int empty, int small)
 {
     if (!taken_from || !small || kill(taken_from, 0) != 0) return 0;
+    if (!empty && !stdout_read_by(taken_from)) return 0;
     char moved[sizeof g_sprof.cfg.out_path + 48];
     name_with_pid(cur, (uint32_t)taken_from, moved, sizeof moved);
     struct stat st;
@@ -221,7 +256,7 @@ int sprof_rule_at_finish(int fd)
     /* removed, or replaced under its name (a descendant's SPROF_OVERWRITE=1):
      * a wrapper says nothing; a process that did work says where it wrote */
     if (!same_file(cur, &mine)) return small;
-    if (give_name_back(cur, small)) return 1;
+    if (give_name_back(cur, empty, small)) return 1;
     if (!moved_aside(cur)) {
         /* exec before any sample, or after a wrapper's start-up (at most
          * hz/10 samples, as for an ancestor below: `env`, a shell that
