@@ -20,6 +20,9 @@ int sprof_is_process_start(const char *c_name);
 int sprof_is_called_by_libc_start(const char *c_name);
 /* start_thread, clone, clone3: libc's frames outside a thread's start routine. */
 int sprof_is_thread_start(const char *c_name);
+/* A frame of sprof's own runtime: module libsprof*.so (preloaded), or a
+ * file of runtime-stub/src/ (libsprof_rt.a linked in). */
+int sprof_is_runtime_code(const char *module, const char *file);
 /* The sprof runtime's own pthread_create wrapper (runtime-stub/src/host/interpose.c,
  * `trampoline` in libsprof.so or linked in from libsprof_rt.a), which sits
  * between start_thread and the program's start routine. */

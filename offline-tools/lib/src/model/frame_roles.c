@@ -68,13 +68,23 @@ int sprof_is_thread_start(const char *c_name)
     return base_in(c_name, set);
 }
 
+static int is_runtime_module(const char *module)
+{
+    const char *slash = strrchr(module, '/');
+    const char *base = slash ? slash + 1 : module;
+    return strncmp(base, "libsprof", 8) == 0;
+}
+
+int sprof_is_runtime_code(const char *module, const char *file)
+{
+    return is_runtime_module(module) || strstr(file, "/runtime-stub/src/") != NULL;
+}
+
 int sprof_is_runtime_thread_wrapper(const char *c_name, const char *module, const char *file)
 {
     /* any frame of libsprof.so right inside start_thread is the wrapper,
      * named or not (another build of the library gives libsprof.so+0x...) */
-    const char *slash = strrchr(module, '/');
-    const char *base = slash ? slash + 1 : module;
-    if (strncmp(base, "libsprof", 8) == 0)
+    if (is_runtime_module(module))
         return 1;
     /* linked in from libsprof_rt.a: the static `trampoline` of interpose.c */
     size_t flen = strlen(file);

@@ -140,7 +140,7 @@ static int oracle_cfi(void *ctx, uint64_t pc, sprof_cfi_row *row)
     const sprof_map_entry *me = sprof_as_find(&c->T->as, pc);
     if (!me)
         return -1;
-    uint64_t vaddr = 0;
+    uint64_t vaddr;
     if (cfi_row_at(c, me, pc, row, &vaddr) == 0)
         return 0;
     /* glibc's clone and clone3 end their CFI just before their `syscall`
@@ -156,7 +156,7 @@ static int oracle_cfi(void *ctx, uint64_t pc, sprof_cfi_row *row)
         cfi_row_at(c, me, pc - 3, row, &before) == 0 && row->hi == before + 1)
         return 0;
     sprof_elf_module *elf = sprof_module_elf(me->mod);
-    if (!elf || (!vaddr && sprof_elf_offset_to_vaddr(elf, pc - me->start + me->file_offset, &vaddr) != 0))
+    if (!elf || sprof_elf_offset_to_vaddr(elf, pc - me->start + me->file_offset, &vaddr) != 0)
         return -1;
     /* A PLT stub's CFI is a DWARF expression we do not model; a bound stub
      * is a lone indirect jmp, so the return address is at sp (as at the

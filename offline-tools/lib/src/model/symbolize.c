@@ -8,6 +8,8 @@
 
 #include <uthash.h>
 
+#include "frame_roles.h"
+
 #define MAX_INLINE_DEPTH 64
 
 typedef struct sym_key {
@@ -79,22 +81,14 @@ static int is_entry_trampoline(const char *name)
     return strcmp(name, "__start_context") == 0 || strcmp(name, "__restore_rt") == 0;
 }
 
-/* sprof's own code in the program's stack: libsprof.so (preloaded) or the
- * runtime linked in (its files, runtime-stub/src/...). Mid-stack these are
- * its interposers (pthread_create, exit, close...) around the libc call of
- * the same name: "pthread_create [sprof];pthread_create" says whose each
- * is, where two bare pthread_create read as a recursion. */
-static int is_sprof_runtime(const char *module, const char *file)
-{
-    const char *slash = strrchr(module, '/');
-    const char *base = slash ? slash + 1 : module;
-    return strncmp(base, "libsprof", 8) == 0 || strstr(file, "/runtime-stub/src/") != NULL;
-}
-
+/* sprof's own code in the program's stack (frame_roles.h). Mid-stack
+ * these are its interposers (pthread_create, exit, close...) around the
+ * libc call of the same name: "pthread_create [sprof];pthread_create" says
+ * whose each is, where two bare pthread_create read as a recursion. */
 static const char *runtime_name(const char *name, const char *module, const char *file, char *buf,
                                 size_t len)
 {
-    if (!is_sprof_runtime(module, file))
+    if (!sprof_is_runtime_code(module, file))
         return name;
     snprintf(buf, len, "%s [sprof]", name);
     return buf;

@@ -350,6 +350,76 @@ static const char *name_at(const addr_name *f, size_t n, const char *str, uint64
     return lo < n && f[lo].addr == addr ? str + f[lo].name : NULL;
 }
 
+/* One stub: its address range and its name, or NULL to leave it unnamed;
+ * tmp holds a name made up for it. */
+typedef const char *(*stub_name_fn)(const void *ctx, size_t i, uint64_t *lo, uint64_t *hi, char tmp[40]);
+
+/* Push "name@plt" for each of count stubs; the strings live in one buffer
+ * (*names), sized by a first pass. */
+static int push_stub_names(sym_list *out, char **names, size_t count, stub_name_fn stub, const void *ctx)
+{
+    size_t total = 0;
+    for (int pass = 0; pass < 2; pass++) {
+        char *w = *names;
+        for (size_t i = 0; i < count; i++) {
+            uint64_t lo, hi;
+            char tmp[40];
+            const char *name = stub(ctx, i, &lo, &hi, tmp);
+            if (!name)
+                continue;
+            size_t len = strlen(name) + sizeof "@plt";
+            if (pass == 0) {
+                total += len;
+                continue;
+            }
+            snprintf(w, len, "%s@plt", name);
+            if (sym_push(out, lo, hi, w, 0) != 0)
+                return -1;
+            w += len;
+        }
+        if (pass == 0 && (total == 0 || !(*names = malloc(total))))
+            return total == 0 ? 0 : -1;
+    }
+    return 0;
+}
+
+/* What a stub's relocation and symbol are read from. */
+typedef struct {
+    const elf_view *v;
+    const Elf64_Shdr *rela, *dynsym;
+    const char *str;
+    size_t str_size, nsyms;
+    const addr_name *names; /* ifuncs by resolver, or GLOB_DAT slots by address */
+    size_t nnames;
+    uint64_t base;          /* the first stub's address */
+    const Elf64_Shdr *got;  /* .plt.got (collect_pltgot) */
+    size_t entry;           /* its entries' size */
+} stub_ctx;
+
+/* The i-th stub of .plt.sec, or of .plt after its 16-byte header: the i-th
+ * relocation of .rela.plt. */
+static const char *plt_stub(const void *ctx, size_t i, uint64_t *lo, uint64_t *hi, char tmp[40])
+{
+    const stub_ctx *c = ctx;
+    Elf64_Rela r;
+    memcpy(&r, c->v->b + c->rela->sh_offset + i * sizeof r, sizeof r);
+    *lo = c->base + 16 * i;
+    *hi = *lo + 16;
+    if (ELF64_R_TYPE(r.r_info) == R_X86_64_IRELATIVE) {
+        const char *name = name_at(c->names, c->nnames, c->str, (uint64_t)r.r_addend);
+        if (name)
+            return name;
+        snprintf(tmp, 40, "*ABS*+0x%llx", (unsigned long long)r.r_addend);
+        return tmp;
+    }
+    size_t si = ELF64_R_SYM(r.r_info);
+    if (ELF64_R_TYPE(r.r_info) != R_X86_64_JUMP_SLOT || si == 0 || si >= c->nsyms)
+        return NULL;
+    Elf64_Sym sym;
+    memcpy(&sym, c->v->b + c->dynsym->sh_offset + si * sizeof sym, sizeof sym);
+    return sym.st_name < c->str_size ? c->str + sym.st_name : NULL;
+}
+
 /* PLT stubs have no symbols; name them "sym@plt" as binutils does: the
  * i-th R_X86_64_JUMP_SLOT relocation of .rela.plt is the i-th stub of
  * .plt.sec (IBT layout), or of .plt after its 16-byte header. A library's
@@ -373,51 +443,13 @@ static int collect_plt_stubs(const elf_view *v, sprof_elf_module *m, sym_list *o
     const Elf64_Shdr *dynsym, *strs;
     if (!rela || !plt || !rela_with_dynsym(v, rela, &dynsym, &strs))
         return 0;
-    const char *str = (const char *)v->b + strs->sh_offset;
-    size_t count = rela->sh_size / sizeof(Elf64_Rela), nsyms = dynsym->sh_size / sizeof(Elf64_Sym);
-    size_t nifuncs = collect_ifuncs(v, dynsym, strs->sh_size, ifuncs, IFUNC_MAX);
-    uint64_t base = plt_sec ? plt_sec->sh_addr : plt->sh_addr + 16;
+    stub_ctx c = { .v = v, .rela = rela, .dynsym = dynsym, .str = (const char *)v->b + strs->sh_offset,
+                   .str_size = strs->sh_size, .nsyms = dynsym->sh_size / sizeof(Elf64_Sym), .names = ifuncs,
+                   .base = plt_sec ? plt_sec->sh_addr : plt->sh_addr + 16 };
+    c.nnames = collect_ifuncs(v, dynsym, strs->sh_size, ifuncs, IFUNC_MAX);
     uint64_t end = plt_sec ? plt_sec->sh_addr + plt_sec->sh_size : plt->sh_addr + plt->sh_size;
-    size_t total = 0;
-    for (int pass = 0; pass < 2; pass++) {
-        char *w = m->plt_names;
-        for (size_t i = 0; i < count && base + 16 * i + 16 <= end; i++) {
-            Elf64_Rela r;
-            memcpy(&r, v->b + rela->sh_offset + i * sizeof r, sizeof r);
-            size_t si = ELF64_R_SYM(r.r_info);
-            const char *name = NULL;
-            char abs_name[40];
-            if (ELF64_R_TYPE(r.r_info) == R_X86_64_IRELATIVE) {
-                name = name_at(ifuncs, nifuncs, str, (uint64_t)r.r_addend);
-                if (!name) {
-                    snprintf(abs_name, sizeof abs_name, "*ABS*+0x%llx", (unsigned long long)r.r_addend);
-                    name = abs_name;
-                }
-            } else {
-                if (ELF64_R_TYPE(r.r_info) != R_X86_64_JUMP_SLOT || si == 0 || si >= nsyms)
-                    continue;
-                Elf64_Sym sym;
-                memcpy(&sym, v->b + dynsym->sh_offset + si * sizeof sym, sizeof sym);
-                if (sym.st_name >= strs->sh_size)
-                    continue;
-                name = str + sym.st_name;
-            }
-            size_t len = strlen(name) + sizeof "@plt";
-            if (pass == 0) {
-                total += len;
-                continue;
-            }
-            snprintf(w, len, "%s@plt", name);
-            if (sym_push(out, base + 16 * i, base + 16 * i + 16, w, 0) != 0)
-                return -1;
-            w += len;
-        }
-        if (pass == 0) {
-            if (total == 0 || !(m->plt_names = malloc(total)))
-                return total == 0 ? 0 : -1;
-        }
-    }
-    return 0;
+    size_t count = rela->sh_size / sizeof(Elf64_Rela), fit = end >= c.base ? (end - c.base) / 16 : 0;
+    return push_stub_names(out, &m->plt_names, count < fit ? count : fit, plt_stub, &c);
 }
 
 /* collect_plt_stubs, with the memory of its ifunc table */
@@ -429,6 +461,26 @@ static int collect_plt(const elf_view *v, sprof_elf_module *m, sym_list *out)
     int rc = collect_plt_stubs(v, m, out, ifuncs);
     free(ifuncs);
     return rc;
+}
+
+/* The e-th entry of .plt.got: "jmp *rel32(%rip)" (ff 25, after endbr64 and
+ * a bnd prefix with IBT) through a GOT slot; named after the GLOB_DAT
+ * relocation that fills the slot. */
+static const char *pltgot_stub(const void *ctx, size_t e, uint64_t *lo, uint64_t *hi, char tmp[40])
+{
+    (void)tmp;
+    const stub_ctx *c = ctx;
+    const uint8_t *p = c->v->b + c->got->sh_offset + e * c->entry;
+    size_t at = 0;
+    while (at + 6 <= c->entry && !(p[at] == 0xff && p[at + 1] == 0x25))
+        at++;
+    if (at + 6 > c->entry)
+        return NULL;
+    int32_t rel;
+    memcpy(&rel, p + at + 2, 4);
+    *lo = c->got->sh_addr + e * c->entry;
+    *hi = *lo + c->entry;
+    return name_at(c->names, c->nnames, c->str, *lo + at + 6 + (uint64_t)(int64_t)rel);
 }
 
 /* .plt.got's stubs (functions whose address is also taken, or calls
@@ -450,7 +502,6 @@ static int collect_pltgot(const elf_view *v, sprof_elf_module *m, sym_list *out)
     if (!got || !rela || got->sh_type != SHT_PROGBITS || !in_bounds(v->n, got->sh_offset, got->sh_size) ||
         !rela_with_dynsym(v, rela, &dynsym, &strs))
         return 0;
-    const char *str = (const char *)v->b + strs->sh_offset;
     const size_t entry = got->sh_entsize == 16 ? 16 : 8, nentries = got->sh_size / entry;
     const size_t nrela = rela->sh_size / sizeof(Elf64_Rela), nsyms = dynsym->sh_size / sizeof(Elf64_Sym);
     if (nentries == 0 || nentries > 4096)
@@ -472,43 +523,11 @@ static int collect_pltgot(const elf_view *v, sprof_elf_module *m, sym_list *out)
             slots[nslots++] = (addr_name){r.r_offset, sym.st_name};
     }
     qsort(slots, nslots, sizeof *slots, addr_name_cmp);
-    int rc = 0;
-    size_t total = 0;
-    for (int pass = 0; pass < 2 && rc == 0; pass++) {
-        char *w = m->pltgot_names;
-        for (size_t e = 0; e < nentries; e++) {
-            const uint8_t *p = v->b + got->sh_offset + e * entry;
-            size_t at = 0;
-            while (at + 6 <= entry && !(p[at] == 0xff && p[at + 1] == 0x25))
-                at++;
-            if (at + 6 > entry)
-                continue;
-            int32_t rel;
-            memcpy(&rel, p + at + 2, 4);
-            uint64_t slot = got->sh_addr + e * entry + at + 6 + (uint64_t)(int64_t)rel;
-            const char *name = name_at(slots, nslots, str, slot);
-            if (!name)
-                continue;
-            size_t len = strlen(name) + sizeof "@plt";
-            if (pass == 0) {
-                total += len;
-                continue;
-            }
-            snprintf(w, len, "%s@plt", name);
-            uint64_t lo = got->sh_addr + e * entry;
-            if (sym_push(out, lo, lo + entry, w, 0) != 0) {
-                rc = -1;
-                break;
-            }
-            w += len;
-        }
-        if (pass == 0 && (total == 0 || !(m->pltgot_names = malloc(total)))) {
-            rc = total == 0 ? 1 : -1; /* 1: nothing to name */
-            break;
-        }
-    }
+    stub_ctx c = { .v = v, .str = (const char *)v->b + strs->sh_offset, .names = slots, .nnames = nslots,
+                   .got = got, .entry = entry };
+    int rc = push_stub_names(out, &m->pltgot_names, nentries, pltgot_stub, &c);
     free(slots);
-    return rc < 0 ? -1 : 0;
+    return rc;
 }
 
 /* Look for the separate debug file of this build-id and take its .symtab. */
