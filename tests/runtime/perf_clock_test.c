@@ -23,8 +23,6 @@ uint64_t sprof_perf_count(struct sprof_thread *t)
     return cpu + (uint64_t)((double)cpu * steal_per_cpu) + steal_extra;
 }
 
-int sprof_fd_checked(int *where) { return *where; }
-
 static volatile uint64_t sink;
 static void burn_ms(int ms)
 {
@@ -53,7 +51,6 @@ static uint64_t look_n(struct sprof_thread *t, int n, uint64_t *mono)
 int main(void)
 {
     struct sprof_thread t = {0};
-    t.perf_fd = 3;
     t.cpuclock = CLOCK_THREAD_CPUTIME_ID;
     uint64_t mono = 1;
 
@@ -83,7 +80,6 @@ int main(void)
 
     /* a thread that hardly runs: no ratio from a window under 10 ms of task clock */
     struct sprof_thread idle = {0};
-    idle.perf_fd = 3;
     idle.cpuclock = CLOCK_THREAD_CPUTIME_ID;
     sprof_perf_clock_look(&idle, mono);
     mono += 60000000ull;

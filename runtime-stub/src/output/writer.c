@@ -465,10 +465,11 @@ static void emit_thread_tail(struct sprof_thread *t)
     profiled = profiled > paused ? profiled - paused : 0;
     uint64_t unsampled = profiled > t->weight_written ? profiled - t->weight_written : 0;
     uint64_t tail = t->tail_cpu_ns;
-    if (g_sprof.mech == SPROF_MECH_PERF_EVENT)
-        tail = t->perf_fd < 0 || t->attach_unknown ? unsampled
-               : t->perf_final_count > t->perf_last_count
-                   ? sprof_perf_clock_scale(t, t->perf_final_count - t->perf_last_count) /* in CPU time */
+    if (g_sprof.mech == SPROF_MECH_PERF_EVENT && (t->perf_fd < 0 || t->attach_unknown))
+        tail = unsampled;
+    else if (g_sprof.mech == SPROF_MECH_PERF_EVENT) /* the event's count since the last sample, in CPU time */
+        tail = t->perf_final_count > t->perf_last_count
+                   ? sprof_perf_clock_scale(t, t->perf_final_count - t->perf_last_count)
                    : 0;
     uint64_t w = tail < unsampled ? tail : unsampled;
     if (w) emit_start_routine(t, w);

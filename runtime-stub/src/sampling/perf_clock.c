@@ -28,22 +28,16 @@ enum {
 void sprof_perf_clock_look(struct sprof_thread *t, uint64_t now_mono)
 {
     if (t->clock_mark_mono && now_mono - t->clock_mark_mono < CLOCK_LOOK_EVERY_NS) return;
-    if (sprof_fd_checked(&t->perf_fd) < 0 || sprof_control_paused()) return;
-    uint64_t count = sprof_perf_count(t), cpu;
+    if (sprof_control_paused()) return;
+    uint64_t count = sprof_perf_count(t), cpu; /* 0 without an event */
     if (!count || sprof_clock_ns(t->cpuclock, &cpu) != 0) return;
-    if (!t->clock_mark_mono || count < t->clock_mark_count || cpu < t->clock_mark_cpu) {
-        t->clock_mark_mono = now_mono;
-        t->clock_mark_count = count;
-        t->clock_mark_cpu = cpu;
-        return;
-    }
-    uint64_t dcount = count - t->clock_mark_count, dcpu = cpu - t->clock_mark_cpu;
-    if (dcount < CLOCK_MIN_WINDOW_NS) return; /* a thread that mostly waits: a longer window */
-    /* the two reads are a few us apart, in the same order at every look */
-    if (dcpu * 1000u >= dcount * 999u) {
-        t->cpu_per_count_q16 = 0;
-    } else {
-        t->cpu_per_count_q16 = (uint32_t)((dcpu << 16) / dcount);
+    /* a window from the last look (none yet, or one the counts went back
+     * from, starts one) */
+    if (t->clock_mark_mono && count >= t->clock_mark_count && cpu >= t->clock_mark_cpu) {
+        uint64_t dcount = count - t->clock_mark_count, dcpu = cpu - t->clock_mark_cpu;
+        if (dcount < CLOCK_MIN_WINDOW_NS) return; /* a thread that mostly waits: a longer window */
+        /* the two reads are a few us apart, in the same order at every look */
+        t->cpu_per_count_q16 = dcpu * 1000u >= dcount * 999u ? 0 : (uint32_t)((dcpu << 16) / dcount);
     }
     t->clock_mark_mono = now_mono;
     t->clock_mark_count = count;
