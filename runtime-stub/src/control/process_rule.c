@@ -153,15 +153,26 @@ int sprof_rule_name_held(const char *path)
     return SPROF_NAME_TAKEN_OVER;
 }
 
+/* Is link "pipe:[ino]"? */
+static int is_pipe_link(const char *link, uint64_t ino)
+{
+    if (strncmp(link, "pipe:[", 6) != 0) return 0;
+    uint64_t v = 0;
+    const char *p = link + 6;
+    for (; *p >= '0' && *p <= '9'; p++) v = v * 10 + (uint64_t)(*p - '0');
+    return *p == ']' && p[1] == 0 && v == ino;
+}
+
 /* Does process pid hold the other end of our stdout pipe: are we its
- * command substitution? (getdents64, not opendir: no malloc here.) */
+ * command substitution? At finish: no stdio, no malloc (getdents64, not
+ * opendir). */
 static int stdout_read_by(pid_t pid)
 {
     struct stat out;
     if (fstat(1, &out) != 0 || !S_ISFIFO(out.st_mode)) return 0;
-    char want[48], dir[48];
-    snprintf(want, sizeof want, "pipe:[%lu]", (unsigned long)out.st_ino);
-    snprintf(dir, sizeof dir, "/proc/%d/fd", (int)pid);
+    char dir[48];
+    join_number("/proc", '/', (uint32_t)pid, dir, sizeof dir - 3);
+    strcat(dir, "/fd");
     int dfd = open(dir, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
     if (dfd < 0) return 0;
     char buf[2048], link[64];
@@ -173,7 +184,7 @@ static int stdout_read_by(pid_t pid)
             ssize_t k = readlinkat(dfd, d->d_name, link, sizeof link - 1);
             if (k > 0) {
                 link[k] = 0;
-                found = strcmp(link, want) == 0;
+                found = is_pipe_link(link, (uint64_t)out.st_ino);
             }
             off += d->d_reclen;
         }
