@@ -99,6 +99,18 @@ signal_alt)
         s=$(share "main;raise_loop;raise;")
         awk -v s="$s" 'BEGIN { exit !(s >= 90) }' || fail "interrupted frames: $s% under main;raise_loop;raise"
     fi ;;
+signal_barrier)
+    # a handler on an alternate stack that interrupted frame-pointer code
+    # (a garbage collector's write barrier): the interrupted function's
+    # record is where the signal frame's rbp points, so its callers are
+    # known with both mechanisms (perf_event: the kernel walked on from
+    # there, also from a frameless handler whose rbp is still the
+    # interrupted code's). Before: 14 % complete under perf_event.
+    ok_complete
+    invented=$(share "main;__restore_rt")
+    [ "$invented" = 0.0 ] || fail "main -> __restore_rt invented ($invented%)"
+    h=$(share "main;run_barrier;barrier_loop;store_pages;__restore_rt;barrier_on_fault;")
+    awk -v h="$h" 'BEGIN { exit !(h >= 85) }' || fail "main;run_barrier;barrier_loop;store_pages;__restore_rt;barrier_on_fault carries $h% (want >= 85)" ;;
 threads_clone)
     # a thread that starts thousands of short threads: the kernel's time in
     # clone3 (perf_event with kernel mode sampled) is under pthread_create.

@@ -347,6 +347,17 @@ static uint32_t collect_candidates(struct sprof_walk_mem *m, uint64_t sp, uint64
              * a frame record (a frameless one leaves its return address) */
             if (ret && g != UINT32_MAX && m->xc && !gap_code) sprof_framed_note(m->xc, ret[g]);
             g = UINT32_MAX;
+            /* A record's link word is implied by the next record's offset.
+             * When the walk went on to a record of unknown offset (a
+             * handler's on an alternate stack links to the interrupted
+             * code's, on the thread's stack), keep the word: it is where
+             * the offline unwinder finds that record. */
+            uint64_t v;
+            if (f + 1 < nframes && fpoff[f + 1] == SPROF_FPOFF_UNKNOWN && mem_read(m, a, &v) && v && !(v & 7)) {
+                coff[n] = off;
+                cval[n] = v;
+                n++;
+            }
             continue;
         }
         if (f < nframes && off == fpoff[f] + 8) {
@@ -609,6 +620,17 @@ uint32_t sprof_walk(struct sprof_rec_sample *rec, uint32_t cap, uint64_t pc, uin
     return finish(rec, cap, fpoff, coff, cval, a);
 }
 
+/* Where the kernel's walk found record `at`, as an offset from sp; unknown
+ * when it lies below sp or 4 GiB or more above it: a handler on an
+ * alternate signal stack links to the interrupted code's record on the
+ * thread's own stack, anywhere in the address space (a truncated offset
+ * named an address nobody walked). The offline unwinder finds such a
+ * record from the link word above, which is then kept as a candidate. */
+static uint32_t kernel_record_offset(uint64_t at, uint64_t sp)
+{
+    return at && at >= sp && at - sp < SPROF_FPOFF_UNKNOWN ? (uint32_t)(at - sp) : SPROF_FPOFF_UNKNOWN;
+}
+
 /* perf_event: the kernel already walked the frame pointers (kchain: return
  * addresses after the pc). Validate its start against the dump; if rbp was
  * not a frame record, the kernel chain is garbage: rebuild what the dump
@@ -641,8 +663,14 @@ uint32_t sprof_build_from_dump(struct sprof_rec_sample *rec, uint32_t cap, uint6
         if (fp + 16 <= m.hi) fp_ok = frame_record(&m, fp, &next, &r) && r == kchain[0];
         else fp_ok = 1;
     }
+    /* Off the thread's stack with rbp on it: a frameless function (or a
+     * tail call) in a handler on an alternate signal stack, whose rbp is
+     * still the interrupted code's. The kernel walked the interrupted
+     * frames from there: keep its chain (offline, CFI reaches them
+     * through the signal frame; its records' offsets are unknown). */
+    if (!fp_ok && thr_hi && !(fp & 7) && fp >= thr_lo && fp < thr_hi && nk > 0 && is_exec(&m, kchain[0])) fp_ok = 1;
     if (fp_ok) {
-        rec->fp0_off = (uint32_t)(fp - sp);
+        rec->fp0_off = kernel_record_offset(fp, sp);
         uint64_t at = fp;
         int stopped = 0;
         for (uint32_t i = 0; i < nk; i++) {
@@ -657,7 +685,11 @@ uint32_t sprof_build_from_dump(struct sprof_rec_sample *rec, uint32_t cap, uint6
                 break;
             }
             ret[a.nframes] = kchain[i];
-            fpoff[a.nframes] = at ? (uint32_t)(at - sp) : SPROF_FPOFF_UNKNOWN;
+            fpoff[a.nframes] = kernel_record_offset(at, sp);
+            /* a record the copy cannot hold (the interrupted code's, on the
+             * thread's stack): frames between it and the copy's may be
+             * missing, which the offline unwinder says if it needs them */
+            if (at && fpoff[a.nframes] == SPROF_FPOFF_UNKNOWN) flags |= SPROF_SAMPLE_STACK_CUT;
             a.nframes++;
             uint64_t next;
             if (at && mem_read(&m, at, &next) && next > at) at = next;
