@@ -43,7 +43,7 @@ if [ -n "$keep" ]; then work=$keep; mkdir -p "$work"; else
     trap 'rm -rf "$work"' EXIT
 fi
 acc=$src/tests/accuracy
-[ ${#cases[@]} -eq 0 ] && cases=(io pagefault malloc stdio cheapcall fibers bursty shortthreads deep methods50)
+[ ${#cases[@]} -eq 0 ] && cases=(io pagefault malloc stdio cheapcall fibers bursty shortthreads deep methods50 cputimer)
 
 # the programs, built as tests/accuracy/CMakeLists.txt builds them
 mkdir -p "$work/bin"

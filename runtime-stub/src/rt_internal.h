@@ -203,7 +203,11 @@ struct sprof_thread {
     size_t perf_len;
     uint64_t perf_last_count;
     uint64_t perf_period;            /* current sample_period (0 = the nominal one) */
+    uint64_t perf_base_period;       /* what it is dithered around (0 = the nominal one; perf_period.c) */
     uint64_t perf_win_cpu, perf_win_n; /* CPU and samples since the last period adjustment */
+    uint64_t perf_win_periods;       /* the periods those samples were taken at, summed */
+    uint32_t perf_dither_n;          /* samples since the last new phase */
+    int32_t perf_dither_pending;     /* the next change (ppm): the last one's opposite, 0 = draw */
     /* the stack copy, sized to what the thread's stacks need (perf_adapt.c) */
     uint32_t perf_stack;             /* bytes of stack the event copies per sample */
     uint32_t perf_reach;             /* writer: the most any sample needed since the last resize */
@@ -507,6 +511,16 @@ SPROF_HIDDEN void sprof_perf_thread_stop(struct sprof_thread *t);
 SPROF_HIDDEN uint64_t sprof_perf_count(struct sprof_thread *t); /* the event's count now (0 if none) */
 SPROF_HIDDEN uint64_t sprof_perf_drain(struct sprof_thread *t, uint64_t now_mono);
 SPROF_HIDDEN uint64_t sprof_perf_drain_ring(struct sprof_thread *t); /* the records only */
+/* perf_period.c: the sample period, adjusted to the rate delivered and dithered */
+SPROF_HIDDEN void sprof_perf_period_note(struct sprof_thread *t, uint64_t task_clock_ns); /* per sample */
+SPROF_HIDDEN void sprof_perf_period_update(struct sprof_thread *t);                      /* per drain */
+SPROF_HIDDEN int32_t sprof_perf_dither_next(int32_t *pending, uint64_t random); /* ppm */
+SPROF_HIDDEN uint64_t sprof_perf_dithered(uint64_t base, int32_t ppm);
+SPROF_HIDDEN uint64_t sprof_perf_restart_base(uint64_t base, uint64_t window);
+static inline uint64_t sprof_perf_period_now(const struct sprof_thread *t)
+{
+    return t->perf_period ? t->perf_period : g_sprof.period_ns;
+}
 /* perf_clock.c: the task clock's advance over the thread's CPU clock */
 SPROF_HIDDEN void sprof_perf_clock_look(struct sprof_thread *t, uint64_t now_mono);
 SPROF_HIDDEN uint64_t sprof_perf_clock_scale(const struct sprof_thread *t, uint64_t task_clock_ns);

@@ -43,7 +43,7 @@ import sys
 import tempfile
 
 CASES = ["io", "pagefault", "malloc", "stdio", "cheapcall", "fibers", "bursty",
-         "shortthreads", "deep", "methods50"]
+         "shortthreads", "deep", "methods50", "cputimer"]
 # per-case runtime settings: the deep case's 500-frame stacks need more than
 # the default 256 recorded frames to reach main
 CASE_ENV = {"deep": {"SPROF_MAX_DEPTH": "512"}}

@@ -198,9 +198,9 @@ static uint32_t rec_cap;
  *    whose whole stretch would land on the next sample (3 pp on one of 50
  *    methods): at most 4 periods are carried. What is left out shows in
  *    the coverage figure. */
-static uint64_t sample_weight(uint64_t delta)
+static uint64_t sample_weight(const struct sprof_thread *t, uint64_t delta)
 {
-    const uint64_t period = g_sprof.period_ns;
+    const uint64_t period = sprof_perf_period_now(t); /* dithered: perf_period.c */
     uint64_t cap = g_sprof.ksample == SPROF_KSAMPLE_PERF ? 4 * period : period;
     return delta < cap ? delta : cap;
 }
@@ -321,7 +321,7 @@ static void handle_sample(struct sprof_thread *t, const uint8_t *p, uint32_t len
     value += t->perf_count_base; /* the counts of the thread's earlier events (sprof_perf_adapt) */
     rec->weight_ns = value > t->perf_last_count ? value - t->perf_last_count : 0;
     t->perf_last_count = value;
-    if (g_sprof.ksample != SPROF_KSAMPLE_NONE) rec->weight_ns = sample_weight(rec->weight_ns);
+    if (g_sprof.ksample != SPROF_KSAMPLE_NONE) rec->weight_ns = sample_weight(t, rec->weight_ns);
     /* A user-mode sample at a system call's return address (rcx still
      * holding it) is that call's time too: the kernel leaves a system call
      * with interrupts off, so a timer that fires there is taken just after
@@ -334,8 +334,7 @@ static void handle_sample(struct sprof_thread *t, const uint8_t *p, uint32_t len
         if (nr >= -1) rec->flags |= sprof_syscall_flags(nr);
         else if (kernel_mode) rec->flags |= SPROF_SAMPLE_KERNEL;
     }
-    t->perf_win_cpu += rec->weight_ns; /* task clock: the period adjustment counts periods */
-    t->perf_win_n++;
+    sprof_perf_period_note(t, rec->weight_ns); /* task clock: perf_period.c counts periods */
     uint64_t cpu_weight = sprof_perf_clock_scale(t, rec->weight_ns); /* the thread's own CPU (perf_clock.c) */
     g_sprof.clock_excess_ns += rec->weight_ns - cpu_weight;
     rec->weight_ns = cpu_weight;
@@ -353,31 +352,6 @@ static void handle_sample(struct sprof_thread *t, const uint8_t *p, uint32_t len
     sprof_perf_note_reach(t, rec);
     sprof_count_sample(t, rec);
     sprof_out_append(rec, size);
-}
-
-/* The kernel skips a sample whose timer fires while the thread is in kernel
- * mode (only user-mode sampling is allowed at perf_event_paranoid 2): on
- * this VM ~1 % of a CPU-bound thread's time, more for syscall-heavy code.
- * The next sample's weight carries that CPU time, so the profile is not
- * biased, but fewer samples arrive than asked. Shorten the thread's period
- * by the fraction skipped (never below half the nominal period) so the rate
- * delivered is the rate asked. */
-static void adjust_period(struct sprof_thread *t)
-{
-    const uint64_t nominal = g_sprof.period_ns;
-    if (t->perf_win_n < 200 || t->perf_fd < 0) return;
-    uint64_t cur = t->perf_period ? t->perf_period : nominal;
-    /* fraction of periods that produced a sample in this window */
-    double kept = (double)t->perf_win_n * (double)cur / (double)t->perf_win_cpu;
-    t->perf_win_n = t->perf_win_cpu = 0;
-    if (kept > 1.0) kept = 1.0;
-    uint64_t want = (uint64_t)((double)nominal * kept);
-    if (want < nominal / 2) want = nominal / 2;
-    if (want < 10000) want = 10000; /* the kernel's floor for hrtimer sampling */
-    uint64_t diff = want > cur ? want - cur : cur - want;
-    if (diff * 500 < nominal) return; /* within 0.2 %: leave it */
-    int fd = sprof_fd_checked(&t->perf_fd);
-    if (fd >= 0 && ioctl(fd, PERF_EVENT_IOC_PERIOD, &want) == 0) t->perf_period = want;
 }
 
 /* Bytes of sample data in a thread's perf ring (after its header page). */
@@ -400,7 +374,7 @@ uint64_t sprof_perf_drain(struct sprof_thread *t, uint64_t now_mono)
 {
     if (atomic_load(&t->state) == SLOT_ACTIVE) sprof_perf_clock_look(t, now_mono);
     uint64_t n = sprof_perf_drain_ring(t);
-    if (atomic_load(&t->state) == SLOT_ACTIVE && g_sprof.ksample == SPROF_KSAMPLE_NONE) adjust_period(t);
+    if (atomic_load(&t->state) == SLOT_ACTIVE) sprof_perf_period_update(t);
     if (atomic_load(&t->state) == SLOT_ACTIVE) sprof_perf_adapt(t);
     return n;
 }

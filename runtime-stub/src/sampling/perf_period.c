@@ -1,0 +1,136 @@
+/* perf_event: each thread's sample period.
+ *
+ * Two things move it away from the nominal 1 s / hz of the thread's CPU:
+ *
+ * - The delivered rate (perf_event_paranoid 2, user mode only): the kernel
+ *   skips a sample whose timer fires while the thread is in kernel mode
+ *   (on this VM ~1 % of a CPU-bound thread's time, more for syscall-heavy
+ *   code). The next sample's weight carries that CPU time, so the profile
+ *   is not biased, but fewer samples arrive than asked: the base period is
+ *   shortened by the fraction skipped (never below half the nominal one).
+ *
+ * - Phase dithering. The event's timer fires every period, always at the
+ *   same phase of anything that repeats with a period commensurate with
+ *   it, and the kernel's tick is one: a signal handler driven by a CPU
+ *   timer (setitimer ITIMER_VIRTUAL/PROF, timer_create on a CPU clock)
+ *   runs right after a tick, for a stretch the samples then never (or
+ *   always) see. Measured: a handler that took 11 % of the CPU after every
+ *   4 ms tick got 0.3 % of the samples at 1 kHz (perf record -e cpu-clock
+ *   -F 1000: 0.15 %); the cpuclock pacer, whose due points are drawn at
+ *   random, gave it 12 %. So every DITHER_SAMPLES samples the writer sets
+ *   the thread's period to the base one changed by 3-9 % either way, at
+ *   random: setting it restarts the timer at a random point (a new phase),
+ *   and a period off the tick's multiples walks the samples' phase over
+ *   the tick (N |d| >= 1: 128 x 3 % sweeps the whole spacing ~4 times).
+ *   Weights stay the task clock's advance, so nothing is over- or
+ *   under-counted. The rate: the draws come in pairs, +d then -d, so two
+ *   windows of equal counts take the base period's time, and a run's rate
+ *   does not wander with its draws (independent draws: 98.6-99.9 %
+ *   delivered over 2 s at 1 kHz). Each setting loses the timer's partial
+ *   period (half a period on average: 1/(2 x 128) = 0.39 % of the
+ *   samples): the periods are that much shorter, from the count of the
+ *   window that just ended (where the delivered-rate adjustment runs, it
+ *   sees that loss as skipped periods and makes up for it itself).
+ *
+ * Writer thread, io_lock held. */
+#define _GNU_SOURCE
+#include <linux/perf_event.h>
+#include <sys/ioctl.h>
+#include <time.h>
+
+#include "rt_internal.h"
+
+enum {
+    DITHER_SAMPLES = 128,  /* samples between two new phases */
+    DITHER_MIN_PPM = 30000, /* the period moves by 3-9 % of the base one */
+    DITHER_SPAN_PPM = 60000,
+    ADJUST_WINDOW = 200,   /* samples per delivered-rate look */
+};
+
+static uint64_t dither_rng;
+
+static uint64_t next_random(void)
+{
+    if (!dither_rng) dither_rng = sprof_now_ns(CLOCK_MONOTONIC) | 1;
+    dither_rng ^= dither_rng << 13; /* xorshift64 */
+    dither_rng ^= dither_rng >> 7;
+    dither_rng ^= dither_rng << 17;
+    return dither_rng;
+}
+
+/* The next change of a thread's period, in millionths of the base period:
+ * a fresh draw, or the opposite of the previous one. */
+int32_t sprof_perf_dither_next(int32_t *pending, uint64_t r)
+{
+    if (*pending) {
+        int32_t d = *pending;
+        *pending = 0;
+        return d;
+    }
+    int32_t by = DITHER_MIN_PPM + (int32_t)((r >> 1) % (DITHER_SPAN_PPM + 1));
+    int32_t d = (r & 1) ? by : -by;
+    *pending = -d;
+    return d;
+}
+
+uint64_t sprof_perf_dithered(uint64_t base, int32_t ppm)
+{
+    uint64_t by = base * (uint64_t)(ppm < 0 ? -(int64_t)ppm : ppm) / 1000000; /* base < 2^44 ns */
+    uint64_t p = ppm < 0 ? base - by : base + by;
+    return p < 10000 ? 10000 : p; /* the kernel's floor for hrtimer sampling */
+}
+
+static uint64_t base_period(const struct sprof_thread *t)
+{
+    return t->perf_base_period ? t->perf_base_period : g_sprof.period_ns;
+}
+
+/* The period that delivers one sample per base period over a window of
+ * `window` samples and the restart's lost half period: base x 2n/(2n+1). */
+uint64_t sprof_perf_restart_base(uint64_t base, uint64_t window)
+{
+    return window ? base - base / (2 * window + 1) : base;
+}
+
+static void set_period(struct sprof_thread *t, uint64_t base)
+{
+    uint64_t run = g_sprof.ksample == SPROF_KSAMPLE_NONE ? base : sprof_perf_restart_base(base, t->perf_dither_n);
+    uint64_t want = sprof_perf_dithered(run, sprof_perf_dither_next(&t->perf_dither_pending, next_random()));
+    int fd = sprof_fd_checked(&t->perf_fd);
+    if (fd >= 0 && ioctl(fd, PERF_EVENT_IOC_PERIOD, &want) == 0) {
+        t->perf_period = want;
+        t->perf_base_period = base;
+    }
+    t->perf_dither_n = 0;
+}
+
+/* The fraction of periods that produced a sample in the window: below 1,
+ * the base period shrinks so that the rate delivered is the rate asked. */
+static void adjust_base(struct sprof_thread *t)
+{
+    const uint64_t nominal = g_sprof.period_ns;
+    if (t->perf_win_n < ADJUST_WINDOW || !t->perf_win_cpu) return;
+    double kept = (double)t->perf_win_periods / (double)t->perf_win_cpu;
+    t->perf_win_n = t->perf_win_cpu = t->perf_win_periods = 0;
+    if (kept > 1.0) kept = 1.0;
+    uint64_t want = (uint64_t)((double)nominal * kept);
+    if (want < nominal / 2) want = nominal / 2;
+    uint64_t cur = base_period(t), diff = want > cur ? want - cur : cur - want;
+    if (diff * 500 < nominal) return; /* within 0.2 %: leave it */
+    set_period(t, want);
+}
+
+void sprof_perf_period_note(struct sprof_thread *t, uint64_t task_clock_ns)
+{
+    t->perf_win_cpu += task_clock_ns;
+    t->perf_win_periods += sprof_perf_period_now(t);
+    t->perf_win_n++;
+    t->perf_dither_n++;
+}
+
+void sprof_perf_period_update(struct sprof_thread *t)
+{
+    if (t->perf_fd < 0) return;
+    if (g_sprof.ksample == SPROF_KSAMPLE_NONE) adjust_base(t);
+    if (t->perf_dither_n >= DITHER_SAMPLES) set_period(t, base_period(t));
+}

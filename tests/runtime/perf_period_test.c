@@ -1,0 +1,98 @@
+/* perf_event's dithered sample period (runtime-stub/src/sampling/
+ * perf_period.c) on its own: the changes come in opposite pairs of 3-9 %,
+ * and samples taken with them, restarted every 128 samples as the writer
+ * does, see a stretch that follows the kernel's tick (a CPU timer's signal
+ * handler) in proportion to its length, where a fixed period sees it at
+ * one phase only; the rate stays the asked one. Simulated in CPU time:
+ * no event is opened. */
+#define _GNU_SOURCE
+#include <stdio.h>
+#include <stdlib.h>
+
+#include "rt_internal.h"
+
+struct sprof_globals g_sprof;
+
+int sprof_fd_checked(int *fd)
+{
+    return *fd;
+}
+
+static int failures;
+static void check(int ok, const char *what, double got)
+{
+    printf("%s %s (%.4f)\n", ok ? "ok  " : "FAIL", what, got);
+    if (!ok) failures++;
+}
+
+static uint64_t rng = 88172645463325252ull;
+static uint64_t rnd(void)
+{
+    rng ^= rng << 13;
+    rng ^= rng >> 7;
+    rng ^= rng << 17;
+    return rng;
+}
+
+enum { TICK = 4000000, HANDLER = 100000, PERIOD = 250000, WINDOW = 128 };
+
+/* share of samples within HANDLER ns after each tick, and samples per
+ * PERIOD of CPU; dither: the writer's new period every WINDOW samples (its
+ * restart lands somewhere in the next period: the partial one is lost) */
+static void simulate(int dither, double *share, double *rate)
+{
+    int32_t pending = 0;
+    uint64_t t = rnd() % TICK, period = PERIOD, n = 0, in = 0, since = 0;
+    const uint64_t end = 400ull * 1000000000ull; /* 400 s of CPU: 1.6 M samples */
+    uint64_t next = t + period;
+    while (next < end) {
+        t = next;
+        n++;
+        if (t % TICK < HANDLER) in++;
+        next = t + period;
+        if (dither && ++since == WINDOW) {
+            since = 0;
+            uint64_t restart = t + rnd() % period;
+            period = sprof_perf_dithered(sprof_perf_restart_base(PERIOD, WINDOW),
+                                         sprof_perf_dither_next(&pending, rnd()));
+            next = restart + period;
+        }
+    }
+    *share = (double)in / (double)n;
+    *rate = (double)n * PERIOD / (double)end;
+}
+
+int main(void)
+{
+    int32_t pending = 0, lo = 1 << 30, hi = 0, unpaired = 0;
+    for (int i = 0; i < 10000; i++) {
+        int32_t a = sprof_perf_dither_next(&pending, rnd()), b = sprof_perf_dither_next(&pending, rnd());
+        int32_t m = a < 0 ? -a : a;
+        if (b != -a) unpaired++;
+        if (m < lo) lo = m;
+        if (m > hi) hi = m;
+    }
+    check(unpaired == 0, "each change is followed by its opposite", unpaired);
+    check(lo >= 30000 && hi <= 90000 && hi - lo > 55000, "changes span 3-9 % of the period", hi / 1e6);
+    check(sprof_perf_dithered(1000000, 50000) == 1050000 && sprof_perf_dithered(1000000, -50000) == 950000,
+          "a change of +-5 % of 1 ms", (double)sprof_perf_dithered(1000000, 50000));
+    check(sprof_perf_dithered(10000, -90000) == 10000, "never below the kernel's 10 us floor",
+          (double)sprof_perf_dithered(10000, -90000));
+
+    double share, rate, truth = (double)HANDLER / TICK;
+    simulate(0, &share, &rate);
+    check(share < 0.001 || share > 0.06, "a fixed period sees the after-tick stretch at one phase", share);
+    simulate(1, &share, &rate);
+    check(share > truth - 0.002 && share < truth + 0.002, "dithered: the stretch's share is its length's (2.5 %)",
+          share);
+    check(rate > 0.997 && rate < 1.003, "dithered: the asked rate", rate);
+
+    /* the writer's bookkeeping: a thread with no event keeps its period */
+    struct sprof_thread t = {0};
+    t.perf_fd = -1;
+    g_sprof.period_ns = PERIOD;
+    t.perf_dither_n = 500;
+    sprof_perf_period_update(&t);
+    check(t.perf_period == 0, "no event: no period set", (double)t.perf_period);
+    return failures ? 1 : 0;
+}
