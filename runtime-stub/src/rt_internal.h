@@ -511,7 +511,16 @@ SPROF_HIDDEN void sprof_perf_thread_stop(struct sprof_thread *t);
 SPROF_HIDDEN uint64_t sprof_perf_count(struct sprof_thread *t); /* the event's count now (0 if none) */
 SPROF_HIDDEN uint64_t sprof_perf_drain(struct sprof_thread *t, uint64_t now_mono);
 SPROF_HIDDEN uint64_t sprof_perf_drain_ring(struct sprof_thread *t); /* the records only */
+/* The next value of a xorshift64 generator (state never 0). */
+static inline uint64_t sprof_xorshift64(uint64_t *state)
+{
+    *state ^= *state << 13;
+    *state ^= *state >> 7;
+    *state ^= *state << 17;
+    return *state;
+}
 /* perf_period.c: the sample period, adjusted to the rate delivered and dithered */
+#define SPROF_PERF_DITHER_SAMPLES 1024u /* samples between two changes of a thread's period */
 SPROF_HIDDEN void sprof_perf_period_note(struct sprof_thread *t, uint64_t task_clock_ns); /* per sample */
 SPROF_HIDDEN void sprof_perf_period_update(struct sprof_thread *t);                      /* per drain */
 SPROF_HIDDEN int32_t sprof_perf_dither_next(int32_t *pending, uint64_t random); /* ppm */

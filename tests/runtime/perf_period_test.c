@@ -1,6 +1,6 @@
 /* perf_event's dithered sample period (runtime-stub/src/sampling/
- * perf_period.c) on its own: the changes come in opposite pairs of 3-9 %,
- * and samples taken with them, restarted every 128 samples as the writer
+ * perf_period.c) on its own: the changes come in opposite pairs of
+ * 0.1-0.3 %, and samples taken with them, restarted every 1024 samples as the writer
  * does, see a stretch that follows the kernel's tick (a CPU timer's signal
  * handler) in proportion to its length, where a fixed period sees it at
  * one phase only; the rate stays the asked one. Simulated in CPU time:
@@ -28,13 +28,10 @@ static void check(int ok, const char *what, double got)
 static uint64_t rng = 88172645463325252ull;
 static uint64_t rnd(void)
 {
-    rng ^= rng << 13;
-    rng ^= rng >> 7;
-    rng ^= rng << 17;
-    return rng;
+    return sprof_xorshift64(&rng);
 }
 
-enum { TICK = 4000000, HANDLER = 100000, PERIOD = 250000, WINDOW = 128 };
+enum { TICK = 4000000, HANDLER = 100000, PERIOD = 250000, WINDOW = SPROF_PERF_DITHER_SAMPLES };
 
 /* share of samples within HANDLER ns after each tick, and samples per
  * PERIOD of CPU; dither: the writer's new period every WINDOW samples (its
@@ -73,11 +70,11 @@ int main(void)
         if (m > hi) hi = m;
     }
     check(unpaired == 0, "each change is followed by its opposite", unpaired);
-    check(lo >= 30000 && hi <= 90000 && hi - lo > 55000, "changes span 3-9 % of the period", hi / 1e6);
+    check(lo >= 1000 && hi <= 3000 && hi - lo > 1800, "changes span 0.1-0.3 % of the period", hi / 1e6);
     check(sprof_perf_dithered(1000000, 50000) == 1050000 && sprof_perf_dithered(1000000, -50000) == 950000,
           "a change of +-5 % of 1 ms", (double)sprof_perf_dithered(1000000, 50000));
-    check(sprof_perf_dithered(10000, -90000) == 10000, "never below the kernel's 10 us floor",
-          (double)sprof_perf_dithered(10000, -90000));
+    check(sprof_perf_dithered(10000, -3000) == 10000, "never below the kernel's 10 us floor",
+          (double)sprof_perf_dithered(10000, -3000));
 
     double share, rate, truth = (double)HANDLER / TICK;
     simulate(0, &share, &rate);

@@ -78,10 +78,8 @@ void sprof_pacer_move(struct sprof_pacer_place *pl, int cpu)
  * at the same phase over and over once the pacer stopped it on time. */
 uint64_t sprof_pacer_jitter(uint64_t *rng, uint64_t period)
 {
-    *rng ^= *rng << 13; /* xorshift64 */
-    *rng ^= *rng >> 7;
-    *rng ^= *rng << 17;
-    return period ? *rng % period : 0;
+    uint64_t r = sprof_xorshift64(rng);
+    return period ? r % period : 0;
 }
 
 void sprof_pacer_note_wake(struct sprof_pacer_place *pl, uint64_t late_ns, uint64_t period)

@@ -17,19 +17,22 @@
  *   always) see. Measured: a handler that took 11 % of the CPU after every
  *   4 ms tick got 0.3 % of the samples at 1 kHz (perf record -e cpu-clock
  *   -F 1000: 0.15 %); the cpuclock pacer, whose due points are drawn at
- *   random, gave it 12 %. So every DITHER_SAMPLES samples the writer sets
- *   the thread's period to the base one changed by 3-9 % either way, at
- *   random: setting it restarts the timer at a random point (a new phase),
- *   and a period off the tick's multiples walks the samples' phase over
- *   the tick (N |d| >= 1: 128 x 3 % sweeps the whole spacing ~4 times).
- *   Weights stay the task clock's advance, so nothing is over- or
- *   under-counted. The rate: the draws come in pairs, +d then -d, so two
- *   windows of equal counts take the base period's time, and a run's rate
- *   does not wander with its draws (independent draws: 98.6-99.9 %
- *   delivered over 2 s at 1 kHz). Each setting loses the timer's partial
- *   period (half a period on average: 1/(2 x 128) = 0.39 % of the
+ *   random, gave it 12 %. So the writer sets each thread's period to the
+ *   base one changed by 0.1-0.3 % either way, at random, from its first
+ *   drain on and again every SPROF_PERF_DITHER_SAMPLES (1024) samples, the
+ *   next change the opposite of the last. A period that far off the tick's
+ *   divisors walks the samples' phase across the spacing of the tick's
+ *   phases they could land at (one period) N |d| >= 1 times per window of
+ *   N samples; setting it (PERF_EVENT_IOC_PERIOD) also restarts the timer
+ *   where the thread is. The change is kept small because the samples
+ *   weight counts samples: a method that runs within one window is counted
+ *   at 1/(1+d) of its time (3-9 % changes every 128 samples: rperf's metric
+ *   for acc_methods50 2.5 % instead of 0.5 %); the cpu weight, the task
+ *   clock's advance, is exact either way. The opposite pairs keep a run's
+ *   rate from wandering with its draws. Each setting loses the timer's
+ *   partial period (half a period on average, 1/(2 x 1024) of the
  *   samples): the periods are that much shorter, from the count of the
- *   window that just ended (where the delivered-rate adjustment runs, it
+ *   window that just ended, 1024 at least (where the delivered-rate adjustment runs, it
  *   sees that loss as skipped periods and makes up for it itself).
  *
  * Writer thread, io_lock held. */
@@ -41,9 +44,8 @@
 #include "rt_internal.h"
 
 enum {
-    DITHER_SAMPLES = 128,  /* samples between two new phases */
-    DITHER_MIN_PPM = 30000, /* the period moves by 3-9 % of the base one */
-    DITHER_SPAN_PPM = 60000,
+    DITHER_MIN_PPM = 1000, /* the period moves by 0.1-0.3 % of the base one */
+    DITHER_SPAN_PPM = 2000,
     ADJUST_WINDOW = 200,   /* samples per delivered-rate look */
 };
 
@@ -52,10 +54,7 @@ static uint64_t dither_rng;
 static uint64_t next_random(void)
 {
     if (!dither_rng) dither_rng = sprof_now_ns(CLOCK_MONOTONIC) | 1;
-    dither_rng ^= dither_rng << 13; /* xorshift64 */
-    dither_rng ^= dither_rng >> 7;
-    dither_rng ^= dither_rng << 17;
-    return dither_rng;
+    return sprof_xorshift64(&dither_rng);
 }
 
 /* The next change of a thread's period, in millionths of the base period:
@@ -94,7 +93,10 @@ uint64_t sprof_perf_restart_base(uint64_t base, uint64_t window)
 
 static void set_period(struct sprof_thread *t, uint64_t base)
 {
-    uint64_t run = g_sprof.ksample == SPROF_KSAMPLE_NONE ? base : sprof_perf_restart_base(base, t->perf_dither_n);
+    /* the next window's count: the last one's, or at least the usual one
+     * (the first setting comes at the first drain) */
+    uint64_t n = t->perf_dither_n > SPROF_PERF_DITHER_SAMPLES ? t->perf_dither_n : SPROF_PERF_DITHER_SAMPLES;
+    uint64_t run = g_sprof.ksample == SPROF_KSAMPLE_NONE ? base : sprof_perf_restart_base(base, n);
     uint64_t want = sprof_perf_dithered(run, sprof_perf_dither_next(&t->perf_dither_pending, next_random()));
     int fd = sprof_fd_checked(&t->perf_fd);
     if (fd >= 0 && ioctl(fd, PERF_EVENT_IOC_PERIOD, &want) == 0) {
@@ -132,5 +134,5 @@ void sprof_perf_period_update(struct sprof_thread *t)
 {
     if (t->perf_fd < 0) return;
     if (g_sprof.ksample == SPROF_KSAMPLE_NONE) adjust_base(t);
-    if (t->perf_dither_n >= DITHER_SAMPLES) set_period(t, base_period(t));
+    if (!t->perf_period || t->perf_dither_n >= SPROF_PERF_DITHER_SAMPLES) set_period(t, base_period(t));
 }
