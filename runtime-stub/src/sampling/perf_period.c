@@ -18,8 +18,8 @@
  *   4 ms tick got 0.3 % of the samples at 1 kHz (perf record -e cpu-clock
  *   -F 1000: 0.15 %); the cpuclock pacer, whose due points are drawn at
  *   random, gave it 12 %. So the writer sets each thread's period to the
- *   base one changed by 0.1-0.3 % either way, at random, from its first
- *   drain on and again every SPROF_PERF_DITHER_SAMPLES (1024) samples, the
+ *   base one changed by 0.1-0.3 % either way, at random, once it has 16
+ *   samples and again every SPROF_PERF_DITHER_SAMPLES (1024) samples, the
  *   next change the opposite of the last. A period that far off the tick's
  *   divisors walks the samples' phase across the spacing of the tick's
  *   phases they could land at (one period) N |d| >= 1 times per window of
@@ -44,6 +44,7 @@
 #include "rt_internal.h"
 
 enum {
+    DITHER_FIRST = 16,     /* samples before a thread's first change */
     DITHER_MIN_PPM = 1000, /* the period moves by 0.1-0.3 % of the base one */
     DITHER_SPAN_PPM = 2000,
     ADJUST_WINDOW = 200,   /* samples per delivered-rate look */
@@ -94,7 +95,7 @@ uint64_t sprof_perf_restart_base(uint64_t base, uint64_t window)
 static void set_period(struct sprof_thread *t, uint64_t base)
 {
     /* the next window's count: the last one's, or at least the usual one
-     * (the first setting comes at the first drain) */
+     * (the first setting comes after 16 samples) */
     uint64_t n = t->perf_dither_n > SPROF_PERF_DITHER_SAMPLES ? t->perf_dither_n : SPROF_PERF_DITHER_SAMPLES;
     uint64_t run = g_sprof.ksample == SPROF_KSAMPLE_NONE ? base : sprof_perf_restart_base(base, n);
     uint64_t want = sprof_perf_dithered(run, sprof_perf_dither_next(&t->perf_dither_pending, next_random()));
@@ -134,5 +135,9 @@ void sprof_perf_period_update(struct sprof_thread *t)
 {
     if (t->perf_fd < 0) return;
     if (g_sprof.ksample == SPROF_KSAMPLE_NONE) adjust_base(t);
-    if (!t->perf_period || t->perf_dither_n >= SPROF_PERF_DITHER_SAMPLES) set_period(t, base_period(t));
+    /* the first change once the thread has a few samples: one that ends
+     * within a period or two (3,000 short threads) is not worth an ioctl
+     * and the interrupt of its CPU it costs */
+    if ((!t->perf_period && t->perf_dither_n >= DITHER_FIRST) || t->perf_dither_n >= SPROF_PERF_DITHER_SAMPLES)
+        set_period(t, base_period(t));
 }
