@@ -25,6 +25,10 @@ typedef struct sprof_module {
     uint64_t mapped_size; /* size of its executable mapping in the trace (for [vdso]) */
     int elf_state;        /* 0 not tried, 1 open and matching, -1 unusable */
     sprof_elf_module *elf;
+    /* anonymous executable memory of one trace whose JIT wrote a perf map
+     * (path: the map; mapped at file offset = start, so offsets are
+     * addresses): its names; NULL for other modules */
+    struct sprof_jit_map *jit;
 } sprof_module;
 
 typedef struct sprof_module_cache {

@@ -43,7 +43,8 @@ uint64_t sprof_accounting_weight_ns(const sprof_trace_accounting *a);
 int sprof_accounting_warning(const sprof_trace_accounting *a, enum sprof_accounting_warning which,
                              char *buf, size_t buflen);
 
-/* Print every warning of every trace of p to out as "<tool>: warning: ...".
+/* Print every warning of every trace of p to out as "<tool>: warning: ...",
+ * after the note on a JIT's perf map that was not used (p->jit_note).
  * Returns how many were printed. */
 size_t sprof_accounting_print(FILE *out, const char *tool, const sprof_profile *p);
 

@@ -7,7 +7,9 @@
  *    a guess (SPROF_FRAME_NAME_APPROX: no Spinel map, named from the C
  *    name; docs/ruby-names.md);
  *  - forced: samples of traces read with --force against a symmap of
- *    another build, so their names and lines are likely wrong.
+ *    another build, so their names and lines are likely wrong;
+ *  - anonymous code: samples in JIT-compiled code whose JIT wrote no perf
+ *    map (/tmp/perf-PID.map), shown as one [anonymous code] frame.
  * One set of figures and sentences, so stderr, titles, legends, headers and
  * export metadata all say the same thing. Spec: docs/views.md ("Incomplete
  * stacks and guessed names"). */
@@ -29,12 +31,14 @@ typedef struct sprof_caveats {
     uint64_t incomplete;   /* of which: the stack does not reach main/[Fiber]/a thread start */
     uint64_t approx_names; /* of which: some frame's Ruby name is a guess */
     uint64_t forced;       /* of which: named through a symmap of another build (--force) */
+    uint64_t anon_code;    /* of which: some frame is JIT code without a name ([anonymous code]) */
 } sprof_caveats;
 
 enum sprof_caveat {
     SPROF_CAVEAT_INCOMPLETE = 0,
     SPROF_CAVEAT_APPROX_NAMES = 1,
     SPROF_CAVEAT_FORCED = 2,
+    SPROF_CAVEAT_ANON_CODE = 3,
     SPROF_CAVEAT_COUNT
 };
 

@@ -28,6 +28,7 @@ extern "C" {
 enum sprof_pframe_flags {
     SPROF_PFRAME_SYNTHETIC = 1u << 8,  /* [Fiber], [thread ...], [unknown], kernel leaves ([syscall write]) */
     SPROF_PFRAME_UNRESOLVED = 1u << 9, /* no symbol: named module+0xoffset or 0xaddr */
+    SPROF_PFRAME_ANON_CODE = 1u << 10, /* code in anonymous executable memory (JIT) no perf map names */
 };
 
 typedef struct sprof_pframe {
@@ -112,6 +113,9 @@ typedef struct sprof_profile {
      * --from), and the time of the last sample kept. For pprof's
      * time_nanos/duration_nanos. */
     uint64_t start_realtime_ns, end_realtime_ns;
+    /* a JIT's perf map (/tmp/perf-PID.map) that exists but was not used, or
+     * had lines left out: the first such note, "" if none (views print it) */
+    char jit_note[512];
     sprof_trace_accounting *traces; /* one per input trace, in load order */
     size_t ntraces;
     /* every kept sample in file order, and the threads' names (only when

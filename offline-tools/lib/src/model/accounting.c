@@ -161,6 +161,10 @@ size_t sprof_accounting_print(FILE *out, const char *tool, const sprof_profile *
 {
     size_t n = 0;
     char line[1536];
+    if (p->jit_note[0]) { /* a JIT's perf map there but not used, or partly */
+        fprintf(out, "%s: warning: %s\n", tool, p->jit_note);
+        n++;
+    }
     for (size_t i = 0; i < p->ntraces; i++)
         for (int w = 0; w < SPROF_WARN_COUNT; w++)
             if (sprof_accounting_warning(&p->traces[i], (enum sprof_accounting_warning)w, line, sizeof line)) {

@@ -1,6 +1,7 @@
 /* Runtime PC -> module + file offset, from a trace's MAPPING records;
  * modules (ELF files) cached per path and build-id. */
 #include "address_space.h"
+#include "jit_map.h"
 
 #include <stdio.h>
 #include <stdlib.h>
@@ -105,6 +106,7 @@ void sprof_module_cache_free(sprof_module_cache *c)
     HASH_ITER(hh, c->table, m, tmp) {
         HASH_DEL(c->table, m);
         sprof_elf_close(m->elf);
+        sprof_jit_map_free(m->jit);
         free(m->key);
         free(m->path);
         free(m);

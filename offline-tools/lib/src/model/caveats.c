@@ -11,13 +11,18 @@ void sprof_caveats_of(const sprof_profile *p, sprof_caveats *c)
     for (size_t i = 0; i < p->nstacks; i++) {
         const sprof_pstack *s = &p->stacks[i];
         c->samples += s->samples;
+        int approx = 0, anon = 0;
         for (uint32_t j = 0; j < s->nframes; j++) {
             uint32_t f = s->frames[j];
-            if (f < p->nframes && (p->frames[f].flags & SPROF_FRAME_NAME_APPROX)) {
-                c->approx_names += s->samples;
-                break;
+            if (f < p->nframes) {
+                approx |= (p->frames[f].flags & SPROF_FRAME_NAME_APPROX) != 0;
+                anon |= (p->frames[f].flags & SPROF_PFRAME_ANON_CODE) != 0;
             }
         }
+        if (approx)
+            c->approx_names += s->samples;
+        if (anon)
+            c->anon_code += s->samples;
     }
     /* counted by the trace loader as samples were kept; folded input has none */
     c->incomplete = p->stats.incomplete < c->samples ? p->stats.incomplete : c->samples;
@@ -63,6 +68,16 @@ int sprof_caveat_text(const sprof_caveats *c, enum sprof_caveat which, char *buf
                  "that ran (sprof-symmap BINARY -o BINARY.symmap)",
                  c->forced, c->samples, pct(c->forced, c->samples));
         return 1;
+    case SPROF_CAVEAT_ANON_CODE:
+        if (!c->anon_code)
+            return 0;
+        snprintf(buf, buflen,
+                 "%" PRIu64 " of %" PRIu64 " samples (%.1f%%) ran code in anonymous executable memory (code a "
+                 "JIT compiled: node, a JVM, LuaJIT) whose names no perf map gave; it is shown as one "
+                 "[anonymous code] frame; make the JIT write /tmp/perf-PID.map (node --perf-basic-prof, "
+                 "python3.12 -X perf, perf-map-agent) and sprof names it",
+                 c->anon_code, c->samples, pct(c->anon_code, c->samples));
+        return 1;
     default:
         return 0;
     }
@@ -84,7 +99,7 @@ int sprof_caveats_short(const sprof_caveats *c, char *buf, size_t buflen)
     if (!buflen)
         return 0;
     buf[0] = '\0';
-    if (!c->incomplete && !c->approx_names && !c->forced)
+    if (!c->incomplete && !c->approx_names && !c->forced && !c->anon_code)
         return 0;
     int n = snprintf(buf, buflen, "warning:%s", c->forced ? " FORCED:" : "");
     size_t o = n > 0 ? (size_t)n : 0;
@@ -92,6 +107,7 @@ int sprof_caveats_short(const sprof_caveats *c, char *buf, size_t buflen)
     add_part(buf, buflen, &o, &sep, "named through a symmap of another build", c->forced, c->samples);
     add_part(buf, buflen, &o, &sep, "have incomplete stacks", c->incomplete, c->samples);
     add_part(buf, buflen, &o, &sep, "have guessed Ruby names", c->approx_names, c->samples);
+    add_part(buf, buflen, &o, &sep, "in unnamed JIT code", c->anon_code, c->samples);
     return 1;
 }
 

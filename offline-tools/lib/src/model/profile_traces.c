@@ -17,6 +17,7 @@
 #include <sys/mman.h>
 
 #include "address_space.h"
+#include "jit_map.h"
 #include "stack_shape.h"
 #include "raw_samples.h"
 #include "sprof/profile.h"
@@ -49,6 +50,9 @@ typedef struct trace_state {
     sprof_raw_table raw;
     sprof_thread_names threads;
     char *exe_path;
+    uint32_t pid;
+    int jit_tried;          /* its perf map looked for (at the first anonymous mapping) */
+    sprof_module *jit_mod;  /* its anonymous executable memory's module */
     uint64_t start_ns, start_realtime_ns;
     uint64_t last_kept_ns; /* monotonic time of the latest sample kept */
     int have_info;
@@ -320,6 +324,45 @@ static int timeline_finish(sprof_profile *p, trace_state *T)
     return rc;
 }
 
+/* The module of a trace's anonymous executable memory: of its own when the
+ * program's JIT wrote /tmp/perf-<pid>.map during the trace (the names of
+ * its compiled functions, by address), else the one all such memory
+ * shares (named [anonymous code]). A map that is there but not used, or
+ * had malformed lines, is noted for the views to print. */
+static sprof_module *anon_module(loader *L, trace_state *T)
+{
+    if (T->jit_tried)
+        return T->jit_mod;
+    T->jit_tried = 1;
+    char path[64], why[256];
+    uint64_t skipped = 0;
+    snprintf(path, sizeof path, "/tmp/perf-%" PRIu32 ".map", T->pid);
+    sprof_jit_map *map = T->pid ? sprof_jit_map_load(path, T->start_realtime_ns, &skipped, why, sizeof why) : NULL;
+    sprof_profile *p = L->p;
+    if (!map && why[0] && T->pid && !p->jit_note[0])
+        snprintf(p->jit_note, sizeof p->jit_note, "%s: %s is not used for its JIT code's names: %s", T->path, path,
+                 why);
+    if (map && skipped && !p->jit_note[0])
+        snprintf(p->jit_note, sizeof p->jit_note, "%s: %" PRIu64 " malformed line(s) of %s left out", T->path,
+                 skipped, path);
+    if (!map) {
+        T->jit_mod = sprof_module_get(&L->modules, "", (const uint8_t *)"", 0, 0);
+        return T->jit_mod;
+    }
+    /* one module per trace: the same pid in another trace is another program */
+    uint8_t id[12];
+    memcpy(id, &T->pid, 4);
+    memcpy(id + 4, &T->start_realtime_ns, 8);
+    T->jit_mod = sprof_module_get(&L->modules, path, id, sizeof id, 0);
+    if (!T->jit_mod || T->jit_mod->jit) {
+        sprof_jit_map_free(map); /* out of memory, or a trace read twice */
+        return T->jit_mod;
+    }
+    T->jit_mod->jit = map;
+    T->jit_mod->elf_state = -1; /* a text file: never opened as ELF */
+    return T->jit_mod;
+}
+
 static int read_trace(loader *L, trace_state *T, sprof_trace *t, char *err, size_t errlen)
 {
     sprof_trace_record rec;
@@ -331,6 +374,7 @@ static int read_trace(loader *L, trace_state *T, sprof_trace *t, char *err, size
                 T->have_info = 1;
                 T->start_ns = rec.u.info.start_monotonic_ns;
                 T->start_realtime_ns = rec.u.info.start_realtime_ns;
+                T->pid = rec.u.info.pid;
                 T->acct.mode = rec.u.info.mode;
                 T->acct.mechanism = rec.u.info.mechanism;
                 T->acct.hz = rec.u.info.hz;
@@ -347,6 +391,14 @@ static int read_trace(loader *L, trace_state *T, sprof_trace *t, char *err, size
             const sprof_mapping_view *m = &rec.u.mapping;
             if (m->prot && !(m->prot & PROT_EXEC))
                 break;
+            if (!m->path || !m->path[0]) { /* anonymous: JIT code, named by absolute address */
+                sprof_module *mod = anon_module(L, T);
+                if (!mod || sprof_as_add(&T->as, m->start, m->end, m->start, mod) != 0) {
+                    snprintf(err, errlen, "%s: out of memory", T->path);
+                    return -1;
+                }
+                break;
+            }
             sprof_module *mod = sprof_module_get(&L->modules, m->path ? m->path : "", m->build_id,
                                                  m->build_id_len, 0);
             if (mod && !mod->mapped_size)

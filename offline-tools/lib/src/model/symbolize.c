@@ -9,6 +9,7 @@
 #include <uthash.h>
 
 #include "frame_roles.h"
+#include "jit_map.h"
 
 #define MAX_INLINE_DEPTH 64
 
@@ -94,6 +95,24 @@ static const char *runtime_name(const char *name, const char *module, const char
     return buf;
 }
 
+/* Code in anonymous executable memory: a JIT's. Named from the trace's
+ * perf map when its JIT wrote one; else one frame for all of it, said to
+ * be unnamed (a name per address, "+0x2d40", split one function into as
+ * many "methods" as it had samples: 346 of them for a node one-liner). */
+static uint32_t anon_code(sprof_symbolizer *s, const sprof_module *mod, uint64_t pc, int is_return, uint32_t *out)
+{
+    const char *name = mod->jit ? sprof_jit_map_find(mod->jit, pc - (uint64_t)(is_return ? 1 : 0)) : NULL;
+    sprof_pframe f = { .name = name ? name : "[anonymous code]", .c_name = name ? name : "", .file = "",
+                       .module = mod->path, .kind = SPROF_KIND_NATIVE, .cost = SPROF_COST_NATIVE,
+                       .flags = name ? SPROF_FRAME_NO_DEBUG : SPROF_PFRAME_UNRESOLVED | SPROF_PFRAME_ANON_CODE };
+    if (!name) {
+        f.module = "";
+        s->unresolved++;
+    }
+    out[0] = sprof_profile_intern_frame(s->p, &f);
+    return 1;
+}
+
 static uint32_t resolve(sprof_symbolizer *s, const sprof_map_entry *me, uint64_t pc, int is_return,
                         uint32_t *out)
 {
@@ -109,6 +128,8 @@ static uint32_t resolve(sprof_symbolizer *s, const sprof_map_entry *me, uint64_t
         return 1;
     }
     sprof_module *mod = me->mod;
+    if (!mod->path[0] || mod->jit)
+        return anon_code(s, mod, pc, is_return, out);
     uint64_t off = pc - me->start + me->file_offset;
     uint64_t vaddr;
     int have_vaddr = sprof_link_address(s->symmap, me, pc, &vaddr) == 0;
