@@ -34,50 +34,42 @@ static double pct(uint64_t part, uint64_t whole)
     return whole ? 100.0 * (double)part / (double)whole : 0.0;
 }
 
+/* "N of M samples (x%) <what>" in buf; 0 (buf "") when part is 0. */
+static int sentence(char *buf, size_t buflen, uint64_t part, uint64_t whole, const char *what)
+{
+    if (!part)
+        return 0;
+    snprintf(buf, buflen, "%" PRIu64 " of %" PRIu64 " samples (%.1f%%) %s", part, whole, pct(part, whole), what);
+    return 1;
+}
+
 int sprof_caveat_text(const sprof_caveats *c, enum sprof_caveat which, char *buf, size_t buflen)
 {
     if (buflen)
         buf[0] = '\0';
     switch (which) {
     case SPROF_CAVEAT_INCOMPLETE:
-        if (!c->incomplete)
-            return 0;
-        snprintf(buf, buflen,
-                 "%" PRIu64 " of %" PRIu64 " samples (%.1f%%) have an incomplete stack (it reaches neither "
-                 "main, a fiber nor a thread's start): their callers are unknown, so the callers' cum "
-                 "figures are too low; the usual cause is code without frame pointers or unwind "
-                 "information (build with -fno-omit-frame-pointer, keep .eh_frame), or a stack deeper "
-                 "than the runtime records",
-                 c->incomplete, c->samples, pct(c->incomplete, c->samples));
-        return 1;
+        return sentence(buf, buflen, c->incomplete, c->samples,
+                        "have an incomplete stack (it reaches neither main, a fiber nor a thread's start): their "
+                        "callers are unknown, so the callers' cum figures are too low; the usual cause is code "
+                        "without frame pointers or unwind information (build with -fno-omit-frame-pointer, keep "
+                        ".eh_frame), or a stack deeper than the runtime records");
     case SPROF_CAVEAT_APPROX_NAMES:
-        if (!c->approx_names)
-            return 0;
-        snprintf(buf, buflen,
-                 "%" PRIu64 " of %" PRIu64 " samples (%.1f%%) have a frame whose Ruby name is a guess (derived "
-                 "from the C name, not Spinel's symbol map): a method may be shown under a wrong name; "
-                 "regenerate the symmap with app.symbols.json beside the binary",
-                 c->approx_names, c->samples, pct(c->approx_names, c->samples));
-        return 1;
+        return sentence(buf, buflen, c->approx_names, c->samples,
+                        "have a frame whose Ruby name is a guess (derived from the C name, not Spinel's symbol "
+                        "map): a method may be shown under a wrong name; regenerate the symmap with "
+                        "app.symbols.json beside the binary");
     case SPROF_CAVEAT_FORCED:
-        if (!c->forced)
-            return 0;
-        snprintf(buf, buflen,
-                 "%" PRIu64 " of %" PRIu64 " samples (%.1f%%) were read with --force against a symmap of "
-                 "another build: their names and lines are likely wrong; make the symmap from the binary "
-                 "that ran (sprof-symmap BINARY -o BINARY.symmap)",
-                 c->forced, c->samples, pct(c->forced, c->samples));
-        return 1;
+        return sentence(buf, buflen, c->forced, c->samples,
+                        "were read with --force against a symmap of another build: their names and lines are "
+                        "likely wrong; make the symmap from the binary that ran (sprof-symmap BINARY -o "
+                        "BINARY.symmap)");
     case SPROF_CAVEAT_ANON_CODE:
-        if (!c->anon_code)
-            return 0;
-        snprintf(buf, buflen,
-                 "%" PRIu64 " of %" PRIu64 " samples (%.1f%%) ran code in anonymous executable memory (code a "
-                 "JIT compiled: node, a JVM, LuaJIT) whose names no perf map gave; it is shown as one "
-                 "[anonymous code] frame; make the JIT write /tmp/perf-PID.map (node --perf-basic-prof, "
-                 "python3.12 -X perf, perf-map-agent) and sprof names it",
-                 c->anon_code, c->samples, pct(c->anon_code, c->samples));
-        return 1;
+        return sentence(buf, buflen, c->anon_code, c->samples,
+                        "ran code in anonymous executable memory (code a JIT compiled: node, a JVM, LuaJIT) "
+                        "whose names no perf map gave; it is shown as one [anonymous code] frame; make the JIT "
+                        "write /tmp/perf-PID.map (node --perf-basic-prof, python3.12 -X perf, perf-map-agent) "
+                        "and sprof names it");
     default:
         return 0;
     }
