@@ -481,6 +481,8 @@ static void write_json(FILE *out, const sprof_diff_table *t, sprof_diff_row **ro
     fprintf(out, "],\"incomplete_samples\":[%llu,%llu],\"approx_name_samples\":[%llu,%llu]",
             (unsigned long long)sides[0].caveats.incomplete, (unsigned long long)sides[1].caveats.incomplete,
             (unsigned long long)sides[0].caveats.approx_names, (unsigned long long)sides[1].caveats.approx_names);
+    fprintf(out, ",\"anon_code_samples\":[%llu,%llu]", (unsigned long long)sides[0].caveats.anon_code,
+            (unsigned long long)sides[1].caveats.anon_code);
     fprintf(out,
             ",\"by\":\"%s\",\"sort\":\"%s\",\"min_pp\":%g,\"alpha\":%g,\"floor_pp\":",
             o->lines ? "line" : "method", o->sort_total ? "total" : "self", o->min_pp, o->alpha);

@@ -39,6 +39,9 @@ for mech in perf_event cpuclock; do
     "$SPROF_BIN/sprof-top" m.bin jit.symmap >top.txt 2>&1 || fail "sprof-top"
     grep -q '\[anonymous code\]' top.txt && grep -q 'anonymous executable memory' top.txt ||
         fail "$mech: sprof-top does not say it: $(head -5 top.txt)"
+    "$SPROF_BIN/sprof-top" --json m.bin jit.symmap 2>/dev/null |
+        python3 -c 'import json, sys; d = json.load(sys.stdin); sys.exit(not d["anon_code_samples"] > 0)' ||
+        fail "$mech: sprof-top --json has no anon_code_samples"
 
     # a map older than the trace: another process's
     printf '%x 10 stale_name\n' 4096 >"$map"

@@ -266,6 +266,7 @@ static void caveat_comments(builder *b, const sprof_profile *p)
     sprof_caveats cv;
     sprof_caveats_of(p, &cv);
     comment(b, "samples with a guessed Ruby name in their stack", cv.approx_names);
+    comment(b, "samples in JIT code no perf map named", cv.anon_code);
     char text[1100];
     for (int w = 0; w < SPROF_CAVEAT_COUNT; w++) {
         memcpy(text, "sprof: warning: ", 16);

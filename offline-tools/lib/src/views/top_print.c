@@ -151,8 +151,9 @@ int sprof_top_write_json(const sprof_top *t, const sprof_top_options *o, FILE *o
         fprintf(out, ",\"unlocated\":%llu", (unsigned long long)t->unlocated);
     static const sprof_caveats none;
     const sprof_caveats *cv = o->caveats ? o->caveats : &none;
-    fprintf(out, ",\"incomplete_samples\":%llu,\"approx_name_samples\":%llu,\"warnings\":[",
-            (unsigned long long)cv->incomplete, (unsigned long long)cv->approx_names);
+    fprintf(out, ",\"incomplete_samples\":%llu,\"approx_name_samples\":%llu,\"anon_code_samples\":%llu,\"warnings\":[",
+            (unsigned long long)cv->incomplete, (unsigned long long)cv->approx_names,
+            (unsigned long long)cv->anon_code);
     char text[1024];
     int nw = 0;
     for (int w = 0; w < SPROF_CAVEAT_COUNT; w++)
