@@ -44,6 +44,10 @@ __attribute__((noinline)) static void raise_loop(double seconds)
     while (cpu_now() < end) raise(SIGUSR1);
 }
 
+/* The barrier handler's work, from a file with frame pointers: inside burn
+ * rbp is this function's record, on the alternate stack, which links to
+ * the interrupted code's (the other case, rbp still the interrupted
+ * code's, is the handler's own mprotect call) */
 void sigframe_burn(void)
 {
     burn();

@@ -334,12 +334,12 @@ static sprof_module *anon_module(loader *L, trace_state *T)
     if (T->jit_tried)
         return T->jit_mod;
     T->jit_tried = 1;
-    char path[64], why[256];
+    char path[64], why[256] = "";
     uint64_t skipped = 0;
     snprintf(path, sizeof path, "/tmp/perf-%" PRIu32 ".map", T->pid);
     sprof_jit_map *map = T->pid ? sprof_jit_map_load(path, T->start_realtime_ns, &skipped, why, sizeof why) : NULL;
     sprof_profile *p = L->p;
-    if (!map && why[0] && T->pid && !p->jit_note[0])
+    if (!map && why[0] && !p->jit_note[0])
         snprintf(p->jit_note, sizeof p->jit_note, "%s: %s is not used for its JIT code's names: %s", T->path, path,
                  why);
     if (map && skipped && !p->jit_note[0])
@@ -399,8 +399,7 @@ static int read_trace(loader *L, trace_state *T, sprof_trace *t, char *err, size
                 }
                 break;
             }
-            sprof_module *mod = sprof_module_get(&L->modules, m->path ? m->path : "", m->build_id,
-                                                 m->build_id_len, 0);
+            sprof_module *mod = sprof_module_get(&L->modules, m->path, m->build_id, m->build_id_len, 0);
             if (mod && !mod->mapped_size)
                 mod->mapped_size = m->end - m->start;
             if (!mod || sprof_as_add(&T->as, m->start, m->end, m->file_offset, mod) != 0) {

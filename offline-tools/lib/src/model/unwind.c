@@ -65,41 +65,26 @@ static int mem_read(const sparse_mem *m, uint64_t addr, uint64_t *val)
 
 #define SMALL_WORDS 256
 
-/* The recorded stack word at `addr`, from the candidates (with their
- * REBASE segments). */
-static int cand_word_at(const sprof_sample_view *s, uint64_t addr, uint64_t *val)
-{
-    uint64_t base = s->sp;
-    for (uint32_t i = 0; i < s->ncand; i++) {
-        if (s->cand_off[i] == SPROF_CAND_REBASE) {
-            base = s->cand_val[i];
-            continue;
-        }
-        if (base + s->cand_off[i] == addr) {
-            *val = s->cand_val[i];
-            return 0;
-        }
-    }
-    return -1;
-}
-
 /* A chain record whose offset is unknown (beyond the copied stack, or on
  * another stack than sp's: the interrupted code's stack under a handler on
  * an alternate signal stack, where the kernel's walk went on through the
  * interrupted rbp) is where the previous record's saved-rbp word points:
  * the kernel read that very word to find it. Known when that word was
- * copied. Then CFI can step the frame whose CFA is that record (an
- * interrupted rbp-based function under perf_event) instead of calling its
- * return address a gap. One record past the copy at most: the next link
- * word is not recorded. */
-static void derive_next_record(const sprof_sample_view *s, uint64_t *rec)
+ * copied (a candidate). Then CFI can step the frame whose CFA is that
+ * record (an interrupted rbp-based function under perf_event) instead of
+ * calling its return address a gap. One record past the copy at most: the
+ * next link word is not recorded. Before the words are sorted. */
+static void derive_next_record(const sprof_sample_view *s, sparse_mem *m)
 {
     for (uint32_t i = 1; i < s->nframes; i++) {
-        if (rec[i] || !rec[i - 1])
+        if (m->rec[i] || !m->rec[i - 1])
             continue;
         uint64_t v;
-        if (cand_word_at(s, rec[i - 1], &v) == 0 && v && !(v & 7))
-            rec[i] = v;
+        if (mem_read(m, m->rec[i - 1], &v) == 0 && v && !(v & 7)) {
+            m->rec[i] = v;
+            m->w[m->n] = (mem_word){ v + 8, s->ret[i], m->n }; /* its slots were left free */
+            m->n++;
+        }
         return;
     }
 }
@@ -108,6 +93,7 @@ static int build_mem(const sprof_sample_view *s, sparse_mem *m, mem_word *small_
 {
     size_t nw = (size_t)s->ncand + 2 * (size_t)s->nframes + 1;
     m->n = 0;
+    m->sorted = 0;
     m->w = nw <= SMALL_WORDS ? small_w : malloc(nw * sizeof *m->w);
     m->rec = s->nframes <= SMALL_WORDS ? small_rec : malloc(s->nframes * sizeof *m->rec);
     if (!m->w || !m->rec)
@@ -125,7 +111,6 @@ static int build_mem(const sprof_sample_view *s, sparse_mem *m, mem_word *small_
     if (s->nframes && !m->rec[0] && (s->flags & SPROF_SAMPLE_KERNEL_CHAIN) && !(s->flags & SPROF_SAMPLE_FP_SCANNED) &&
         s->fp && !(s->fp & 7))
         m->rec[0] = s->fp;
-    derive_next_record(s, m->rec);
     for (uint32_t i = 0; i < s->nframes; i++) {
         if (!m->rec[i])
             continue;
@@ -147,6 +132,7 @@ static int build_mem(const sprof_sample_view *s, sparse_mem *m, mem_word *small_
         m->w[m->n] = (mem_word){ base + s->cand_off[i], s->cand_val[i], m->n };
         m->n++;
     }
+    derive_next_record(s, m);
     m->sorted = m->n > LINEAR_WORDS;
     if (m->sorted)
         qsort(m->w, m->n, sizeof *m->w, word_order);
