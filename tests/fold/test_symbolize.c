@@ -64,13 +64,13 @@ int main(void)
         n = sprof_symbolize(s, &me, LOAD + 0x1310, 1, &fr);
         st[k++] = fr[0];
         int complete;
-        k = sprof_shape_stack(&p, st, k, &complete);
+        k = sprof_shape_stack(&p, st, NULL, k, &complete);
         CHECK(k == 3 && complete, "gc helper elided: %u frames, complete %d", k, complete);
         for (uint32_t i = 0; i < k; i++)
             CHECK(strcmp(p.frames[st[i]].c_name, "sp_gc_cleanup") != 0, "gc helper at %u", i);
         /* but kept as the leaf */
         uint32_t st2[2] = { gc_leaf, st[k - 1] };
-        k = sprof_shape_stack(&p, st2, 2, &complete);
+        k = sprof_shape_stack(&p, st2, NULL, 2, &complete);
         CHECK(k == 2 && st2[0] == gc_leaf, "gc helper kept as leaf");
     }
 
@@ -86,7 +86,7 @@ int main(void)
         sprof_symbolize(s, &me, LOAD + 0x1310, 1, &fr);
         st[k++] = fr[0];
         int complete;
-        k = sprof_shape_stack(&p, st, k, &complete);
+        k = sprof_shape_stack(&p, st, NULL, k, &complete);
         CHECK(k == 2 && complete, "fiber: %u frames", k);
         if (k == 2) {
             CHECK(strcmp(fname(&p, st[0]), "block in Foo#bar") == 0, "fiber leaf %s", fname(&p, st[0]));
@@ -117,15 +117,23 @@ int main(void)
         st3[k++] = sprof_profile_intern_frame(&p, &tw);
         st3[k++] = sprof_profile_intern_frame(&p, &st);
         int complete;
-        k = sprof_shape_stack(&p, st3, k, &complete);
+        k = sprof_shape_stack(&p, st3, NULL, k, &complete);
         CHECK(k == 2 && complete && strcmp(fname(&p, st3[1]), "Foo#bar") == 0,
               "thread root: %u frames, root %s", k, k ? fname(&p, st3[k - 1]) : "-");
         /* a stack that reaches libc's process start without main is incomplete */
         sprof_pframe ls = { .name = "__libc_start_call_main", .c_name = "__libc_start_call_main",
                             .file = "", .module = "/lib/libc.so.6" };
         uint32_t st4[3] = { st3[0], st3[1], sprof_profile_intern_frame(&p, &ls) };
-        k = sprof_shape_stack(&p, st4, 3, &complete);
+        k = sprof_shape_stack(&p, st4, NULL, 3, &complete);
         CHECK(k == 3 && !complete, "lost main: %u frames, complete %d", k, complete);
+        /* ... unless the step into it was exact: main tail-called the frame
+         * inside (CPython's Py_BytesMain), which roots the stack */
+        uint32_t st6[3] = { st4[0], st4[1], st4[2] };
+        const uint8_t cfi_steps[3] = { 1, 1, 1 }, chain_step[3] = { 1, 1, 0 };
+        k = sprof_shape_stack(&p, st6, chain_step, 3, &complete);
+        CHECK(k == 3 && !complete, "chain step into libc start: %u frames, complete %d", k, complete);
+        k = sprof_shape_stack(&p, st6, cfi_steps, 3, &complete);
+        CHECK(k == 2 && complete && st6[1] == st4[1], "tail-called main: %u frames, complete %d", k, complete);
         /* clone3 at the leaf (a thread starting threads: pthread_create's
          * system call) does not root a stack whose own root was lost */
         sprof_pframe c3 = { .name = "clone3", .c_name = "clone3", .file = "", .module = "/lib/libc.so.6" };
@@ -135,7 +143,7 @@ int main(void)
                             .module = "/lib/libc.so.6" };
         uint32_t st5[5] = { sprof_profile_intern_frame(&p, &c3), sprof_profile_intern_frame(&p, &ci),
                             sprof_profile_intern_frame(&p, &pc), st3[0], st3[1] };
-        k = sprof_shape_stack(&p, st5, 5, &complete);
+        k = sprof_shape_stack(&p, st5, NULL, 5, &complete);
         CHECK(k == 5 && !complete, "clone3 at the leaf, root lost: %u frames, complete %d", k, complete);
     }
 

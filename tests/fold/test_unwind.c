@@ -192,8 +192,13 @@ static void test_frameless_between_fp_frames(void)
     s.ncand = 0;
     n = sprof_unwind(&s, &env, pcs, 64, &info);
     uint64_t want_chain[] = { 0x402050, 0x7f0000002040, 0x404030, 0x7f0000005010 };
+    uint8_t exact[64];
+    n = sprof_unwind_steps(&s, &env, pcs, exact, 64, &info);
     expect("frameless between fp frames, word missing", pcs, n, want_chain, 4);
-    CHECK(info.chain_frames == 2, "word missing: chain frames %u", info.chain_frames);
+    /* one frame from the chain (D is skipped there), then CFI again in main */
+    CHECK(info.chain_frames == 1 && info.cfi_steps == 2, "word missing: chain frames %u, cfi steps %u",
+          info.chain_frames, info.cfi_steps);
+    CHECK(n == 4 && exact[0] && exact[1] && !exact[2] && exact[3], "word missing: exactness of the steps");
 }
 
 static void test_no_cfi_falls_back(void)
@@ -205,6 +210,36 @@ static void test_no_cfi_falls_back(void)
     uint64_t want[] = { 0x406010, 0x403020, 0x404030, 0x7f0000005010 };
     expect("no cfi", pcs, n, want, 4);
     CHECK(info.used_fallback, "no cfi: expected the fallback");
+}
+
+static void test_cfi_resumes_after_chain(void)
+{
+    /* JIT-like leaf without CFI, whose record (record 0) returns into a
+     * frameless glibc function (CFA rsp+24) called by D: the chain alone
+     * goes leaf -> glibc -> main and skips D. CFI resumes at the glibc
+     * frame (sp = record 0 + 16) and finds D's return address, recorded as
+     * a candidate at sp+0x60; D is rbp-based and its record is record 1. */
+    static uint64_t ret[3] = { 0x7f0000002040, 0x404030, 0x7f0000005010 };
+    sprof_sample_view s = base_sample(0x406010, SP + 0x40);
+    s.ret = ret;
+    uint32_t coff[] = { 0x60 };
+    uint64_t cval[] = { 0x403020 };
+    set_cands(&s, coff, cval, 1);
+    uint64_t pcs[64];
+    uint8_t exact[64];
+    sprof_unwind_info info;
+    size_t n = sprof_unwind_steps(&s, &env, pcs, exact, 64, &info);
+    uint64_t want[] = { 0x406010, 0x7f0000002040, 0x403020, 0x404030, 0x7f0000005010 };
+    expect("cfi resumes after the chain", pcs, n, want, 5);
+    CHECK(n == 5 && !exact[1] && exact[2] && exact[3] && exact[4], "cfi resumes: exactness of the steps");
+    /* kernel chains without record offsets cannot resume: chain to the end */
+    uint32_t unknown[3] = { SPROF_FPOFF_UNKNOWN, SPROF_FPOFF_UNKNOWN, SPROF_FPOFF_UNKNOWN };
+    s.fp0_off = SPROF_FPOFF_UNKNOWN;
+    s.fpoff = unknown;
+    n = sprof_unwind_steps(&s, &env, pcs, exact, 64, &info);
+    uint64_t want_chain[] = { 0x406010, 0x7f0000002040, 0x404030, 0x7f0000005010 };
+    expect("no offsets: chain only", pcs, n, want_chain, 4);
+    CHECK(n == 4 && !exact[1] && !exact[2] && !exact[3], "no offsets: every step from the chain");
 }
 
 static void test_unknown_word_falls_back(void)
@@ -329,6 +364,7 @@ int main(void)
     test_fp_leaf_switches_to_chain();
     test_frameless_between_fp_frames();
     test_no_cfi_falls_back();
+    test_cfi_resumes_after_chain();
     test_unknown_word_falls_back();
     test_non_code_return_address_falls_back();
     test_kernel_chain_without_offsets();

@@ -19,6 +19,7 @@ prog=bigframe; args="$MODE 0.6"
 case $MODE in
 signal_*) prog=sigframe; args="${MODE#signal_} 0.6" ;;
 threads_clone) prog=acc_shortthreads; args=quick ;;
+tailmain) prog=tailmain; args=0.6 ;;
 esac
 "$BIN/sprof-symmap" "$BIN/$prog" -o bf.symmap --quiet || fail "sprof-symmap"
 # perf_event copies SPROF_PERF_STACK bytes of stack per sample (default 4 KiB)
@@ -130,5 +131,13 @@ threads_clone)
             fail "sprof's pthread_create wrapper is not marked [sprof]: $(grep -m1 pthread_create folded)"
     fi
     echo "clone3 samples (weight): $c, each under pthread_create" ;;
+tailmain)
+    # main jumped to run_program (no frame of main on any stack): rooted at
+    # run_program, complete, since the step from it into libc's start code
+    # is an exact CFI step. Before: 0 % complete, rooted at _start.
+    ok_complete
+    s=$(awk '{ c = $NF; t += c; if (index($0, "run_program;tail_loop;") == 1) w += c } END { printf "%.1f\n", t ? 100 * w / t : 0 }' folded)
+    awk -v s="$s" 'BEGIN { exit !(s >= 95) }' || fail "stacks rooted at run_program;tail_loop carry $s% (want >= 95)"
+    ! grep -q '__libc_start_call_main;run_program' folded || fail "libc's start frames kept above run_program" ;;
 esac
 echo "PASS: $MODE/$mech ($complete% complete)"

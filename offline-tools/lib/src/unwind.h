@@ -43,4 +43,13 @@ typedef struct sprof_unwind_info {
 size_t sprof_unwind(const sprof_sample_view *s, const sprof_unwind_env *env, uint64_t *pcs,
                     size_t max, sprof_unwind_info *info);
 
+/* The same, and exact[i] (when exact is not NULL; max entries) says how
+ * pcs[i] was found: 1 by a CFI step from frame i - 1 or a signal frame (the
+ * frame inside is then the one that called it, or tail-called into its
+ * callee), 0 from the recorded frame-pointer chain (frames between
+ * i - 1 and i may be missing: a frameless function's caller is skipped).
+ * exact[0] is 1. */
+size_t sprof_unwind_steps(const sprof_sample_view *s, const sprof_unwind_env *env, uint64_t *pcs,
+                          uint8_t *exact, size_t max, sprof_unwind_info *info);
+
 #endif

@@ -37,7 +37,9 @@ typedef struct loader {
     sprof_module_cache modules;
     sprof_symbolizer *sym;
     uint64_t *pcs;
+    uint8_t *pc_exact; /* per pc: found by a CFI step (sprof_unwind_steps) */
     uint32_t *stack;   /* leaf first while shaping */
+    uint8_t *linked;   /* per stack frame: reached exactly from the one inside it */
     uint32_t *rooted;  /* root first */
     int any_cpu_trace, any_trace;
     int had_traces; /* an earlier call already loaded traces into p */
@@ -580,7 +582,7 @@ static int expand_trace(loader *L, trace_state *T, sprof_trace *t, char *err, si
          * trace's pages back behind it, as the read did */
         sprof_trace_release(t, r->body);
         sprof_unwind_info ui;
-        size_t npcs = sprof_unwind(&s, &env, L->pcs, MAX_UNWIND_FRAMES, &ui);
+        size_t npcs = sprof_unwind_steps(&s, &env, L->pcs, L->pc_exact, MAX_UNWIND_FRAMES, &ui);
         /* A skidded sample's leaf function only held the syscall instruction
          * its signal waited at: the time was spent in the caller. pcs[0] is
          * that function's pc (its inline frames expand from it too). */
@@ -591,8 +593,11 @@ static int expand_trace(loader *L, trace_state *T, sprof_trace *t, char *err, si
          * stack itself, and count it incomplete below. */
         int cut = (s.flags & SPROF_SAMPLE_STACK_CUT) && ui.missing_word;
         for (size_t i = first; i < npcs; i++) {
-            if (cut && i == ui.gap_at && i > first && n < MAX_STACK_FRAMES)
+            int gap = cut && i == ui.gap_at && i > first && n < MAX_STACK_FRAMES;
+            if (gap) {
+                L->linked[n] = 0;
                 L->stack[n++] = unrecorded_frame(p);
+            }
             const uint32_t *fr;
             uint32_t k = sprof_symbolize(L->sym, sprof_as_find(&T->as, L->pcs[i] - (i > 0)),
                                          L->pcs[i], i > 0, &fr);
@@ -600,14 +605,19 @@ static int expand_trace(loader *L, trace_state *T, sprof_trace *t, char *err, si
                 snprintf(err, errlen, "%s: out of memory", T->path);
                 return -1;
             }
-            for (uint32_t j = 0; j < k && n < MAX_STACK_FRAMES; j++)
+            for (uint32_t j = 0; j < k && n < MAX_STACK_FRAMES; j++) {
+                /* a pc's inline frames are one physical frame */
+                L->linked[n] = j > 0 || (i > first && L->pc_exact[i] && !gap);
                 L->stack[n++] = fr[j];
+            }
         }
         /* no recorded chain to take over: the missing frames are the outermost */
-        if (cut && ui.gap_at >= npcs && n < MAX_STACK_FRAMES)
+        if (cut && ui.gap_at >= npcs && n < MAX_STACK_FRAMES) {
+            L->linked[n] = 0;
             L->stack[n++] = unrecorded_frame(p);
+        }
         int complete;
-        n = sprof_shape_stack(p, L->stack, n, &complete);
+        n = sprof_shape_stack(p, L->stack, L->linked, n, &complete);
         if (s.flags & SPROF_SAMPLE_THREAD_TAIL) /* a thread's start routine: its root by construction */
             complete = 1;
         if (cut)
@@ -749,10 +759,12 @@ int sprof_profile_add_traces(sprof_profile *p, const char *const *trace_paths, s
     }
     L.sym = sprof_symbolizer_new(p, L.symmap, L.opt->no_inline);
     L.pcs = malloc(MAX_UNWIND_FRAMES * sizeof *L.pcs);
+    L.pc_exact = malloc(MAX_UNWIND_FRAMES);
     L.stack = malloc(MAX_STACK_FRAMES * sizeof *L.stack);
+    L.linked = malloc(MAX_STACK_FRAMES);
     L.rooted = malloc((MAX_STACK_FRAMES + 2) * sizeof *L.rooted); /* + thread root + kernel leaf */
     int rc = 0;
-    if (!L.sym || !L.pcs || !L.stack || !L.rooted) {
+    if (!L.sym || !L.pcs || !L.pc_exact || !L.stack || !L.linked || !L.rooted) {
         snprintf(err, errlen, "out of memory");
         rc = -1;
     }
@@ -768,7 +780,9 @@ int sprof_profile_add_traces(sprof_profile *p, const char *const *trace_paths, s
     if (L.symmap)
         sprof_symmap_close(L.symmap);
     free(L.pcs);
+    free(L.pc_exact);
     free(L.stack);
+    free(L.linked);
     free(L.rooted);
     return rc;
 }

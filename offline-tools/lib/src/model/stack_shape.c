@@ -65,7 +65,8 @@ uint32_t sprof_synthetic_frame(sprof_profile *p, const char *name, uint8_t kind)
     return sprof_profile_intern_frame(p, &f);
 }
 
-uint32_t sprof_shape_stack(sprof_profile *p, uint32_t *stack, uint32_t n, int *complete)
+uint32_t sprof_shape_stack(sprof_profile *p, uint32_t *stack, const uint8_t *linked, uint32_t n,
+                           int *complete)
 {
     *complete = 0;
     /* A fiber: everything from the innermost fiber base outward is the
@@ -107,14 +108,23 @@ uint32_t sprof_shape_stack(sprof_profile *p, uint32_t *stack, uint32_t n, int *c
     if (!*complete && n > 0) {
         /* Reaching libc's process start without main: complete when the
          * frame inside it is what libc calls besides main (exit handlers,
-         * constructors) or the sample is in the start code itself; else
-         * main's frame was lost on the way (a frameless function hid its
-         * caller): keep what there is, marked incomplete. */
+         * constructors) or the sample is in the start code itself. Also
+         * when the step into the start code was exact (CFI): the frame
+         * inside is the one libc's call to main returns to, so main
+         * tail-called it (CPython's main jumps to Py_BytesMain, node's to
+         * node::Start), rooted there as at main. Else main's frame may have
+         * been lost on the way (the frame-pointer chain skips a frameless
+         * function's caller): keep what there is, marked incomplete. */
         uint32_t outer = n;
         while (outer > 0 && roles(p, stack[outer - 1]) & ROLE_PROCESS_START)
             outer--;
-        if (outer < n)
+        if (outer < n) {
             *complete = outer == 0 || (roles(p, stack[outer - 1]) & ROLE_CALLED_BY_START) != 0;
+            if (!*complete && linked && linked[outer]) {
+                n = outer;
+                *complete = 1;
+            }
+        }
     }
     /* GC-root bookkeeping helpers are inlined around calls; outside the
      * leaf they are attribution noise between Ruby frames. */

@@ -3,7 +3,8 @@
  * record, so a frameless function between two frame-pointer functions
  * (libc clock_gettime calling the vDSO, qsort calling a comparator) keeps
  * its caller: the chain alone would skip it. The recorded chain takes
- * over where a word CFI needs was not recorded. */
+ * over for one frame where CFI cannot step (no CFI: JIT code; a word CFI
+ * needs was not recorded), and CFI resumes in the frame after it. */
 #include "unwind.h"
 
 #include <stdlib.h>
@@ -147,43 +148,30 @@ static void free_mem(sparse_mem *m, mem_word *small_w, uint64_t *small_rec)
         free(m->rec);
 }
 
-static size_t emit_chain(const sprof_sample_view *s, uint32_t from, uint64_t *pcs, size_t n,
-                         size_t max, sprof_unwind_info *info)
+/* Where the recorded chain takes over when CFI cannot go on: the index of
+ * the chain entry to continue with, -1 if none. From the first frame record
+ * at or above sp (the current function's own record, or its caller's when
+ * it has none). Without record offsets (kernel chains), after the chain
+ * entry equal to the current pc, or from the start when only the leaf is
+ * known. */
+static long chain_fallback(const sprof_sample_view *s, const sparse_mem *m, uint64_t sp, uint64_t pc, size_t n)
 {
-    for (uint32_t i = from; i < s->nframes && n < max; i++) {
-        if (s->ret[i] == 0)
-            break;
-        pcs[n++] = s->ret[i];
-        info->chain_frames++;
-    }
-    return n;
-}
-
-/* No CFI or an unknown word: continue with the recorded chain from the
- * first frame record at or above sp (the current function's own record,
- * or its caller's when it has none). Without record offsets (kernel
- * chains), continue after the chain entry equal to the current pc, or
- * from the start when only the leaf is known. */
-static size_t fallback(const sprof_sample_view *s, const sparse_mem *m, uint64_t sp, uint64_t pc,
-                       uint64_t *pcs, size_t n, size_t max, sprof_unwind_info *info)
-{
-    info->used_fallback = 1;
     int any_known = 0;
     for (uint32_t i = 0; i < s->nframes; i++) {
         if (!m->rec[i])
             continue;
         any_known = 1;
         if (m->rec[i] >= sp)
-            return emit_chain(s, i, pcs, n, max, info);
+            return (long)i;
     }
     if (any_known)
-        return n;
+        return -1;
     if (n == 1)
-        return emit_chain(s, 0, pcs, n, max, info);
+        return 0;
     for (uint32_t i = 0; i < s->nframes; i++)
         if (s->ret[i] == pc)
-            return emit_chain(s, i + 1, pcs, n, max, info);
-    return n;
+            return (long)i + 1;
+    return -1;
 }
 
 /* Index of the recorded frame record at address `addr`, -1 if none. */
@@ -195,26 +183,6 @@ static long record_at(const sprof_sample_view *s, const sparse_mem *m, uint64_t 
     return -1;
 }
 
-/* rbp-based frame whose CFA word was not recorded: continue with the
- * chain from the record rbp points at, if it is one. */
-static size_t emit_chain_at(const sprof_sample_view *s, const sparse_mem *m, uint64_t fp,
-                            uint64_t sp, uint64_t pc, uint64_t *pcs, size_t n, size_t max,
-                            sprof_unwind_info *info)
-{
-    long k = record_at(s, m, fp);
-    return k >= 0 ? emit_chain(s, (uint32_t)k, pcs, n, max, info)
-                  : fallback(s, m, sp, pc, pcs, n, max, info);
-}
-
-/* CFI cannot go on: the recorded chain after the last record stepped
- * through, or from the first record above sp when none was. */
-static size_t chain_after(const sprof_sample_view *s, const sparse_mem *m, long last_rec, uint64_t sp,
-                          uint64_t pc, uint64_t *pcs, size_t n, size_t max, sprof_unwind_info *info)
-{
-    return last_rec >= 0 ? emit_chain(s, (uint32_t)last_rec + 1, pcs, n, max, info)
-                         : fallback(s, m, sp, pc, pcs, n, max, info);
-}
-
 /* pc is one of the trampoline's instructions (mov $15,%rax: 7 bytes;
  * syscall: 2) or the return address of its syscall. */
 static int in_trampoline(const sprof_unwind_env *env, uint64_t pc)
@@ -223,8 +191,16 @@ static int in_trampoline(const sprof_unwind_env *env, uint64_t pc)
            (pc >= 9 && env->sigreturn_at(env->ctx, pc - 9));
 }
 
-size_t sprof_unwind(const sprof_sample_view *s, const sprof_unwind_env *env, uint64_t *pcs,
-                    size_t max, sprof_unwind_info *info)
+/* One step's result in the walk below. */
+static void put(uint64_t *pcs, uint8_t *exact, size_t *n, uint64_t pc, int is_exact)
+{
+    if (exact)
+        exact[*n] = (uint8_t)is_exact;
+    pcs[(*n)++] = pc;
+}
+
+size_t sprof_unwind_steps(const sprof_sample_view *s, const sprof_unwind_env *env, uint64_t *pcs,
+                          uint8_t *exact, size_t max, sprof_unwind_info *info)
 {
     sprof_unwind_info dummy;
     if (!info)
@@ -233,7 +209,7 @@ size_t sprof_unwind(const sprof_sample_view *s, const sprof_unwind_env *env, uin
     if (max == 0)
         return 0;
     size_t n = 0;
-    pcs[n++] = s->pc;
+    put(pcs, exact, &n, s->pc, 1);
     sparse_mem m = { 0 };
     mem_word small_w[SMALL_WORDS];
     uint64_t small_rec[SMALL_WORDS];
@@ -247,7 +223,10 @@ size_t sprof_unwind(const sprof_sample_view *s, const sprof_unwind_env *env, uin
      * later step lacks a word, the chain continues right after it (this also
      * keeps kernel chains whose outer records have no known offset) */
     long last_rec = -1;
+    /* chain entries before this one were taken already */
+    long chain_next = 0;
     for (int step = 0; step < MAX_CFI_STEPS && n < max; step++) {
+        long take = -1; /* >= 0: CFI cannot go on, continue with this chain entry */
         if (env->sigreturn_at && (is_ret ? env->sigreturn_at(env->ctx, pc) : step == 0 && in_trampoline(env, pc))) {
             /* A handler returned into the trampoline: sp is the handler's
              * CFA, where the kernel's rt_sigframe holds the ucontext
@@ -260,65 +239,102 @@ size_t sprof_unwind(const sprof_sample_view *s, const sprof_unwind_env *env, uin
             uint64_t rip, rsp, rbp;
             if (mem_read(&m, sp + 40 + 16 * 8, &rip) != 0 || mem_read(&m, sp + 40 + 15 * 8, &rsp) != 0 ||
                 !env->is_code(env->ctx, rip)) {
-                n = chain_after(s, &m, last_rec, sp, pc, pcs, n, max, info);
-                break;
+                take = last_rec >= 0 ? last_rec + 1 : chain_fallback(s, &m, sp, pc, n);
+            } else {
+                fp_known = mem_read(&m, sp + 40 + 10 * 8, &rbp) == 0;
+                if (fp_known)
+                    fp = rbp;
+                put(pcs, exact, &n, rip + 1, 1); /* exact pc (see unwind.h) */
+                info->signal_frames++;
+                pc = rip;
+                sp = rsp;
+                is_ret = 0;
+                continue;
             }
-            fp_known = mem_read(&m, sp + 40 + 10 * 8, &rbp) == 0;
-            if (fp_known)
-                fp = rbp;
-            pcs[n++] = rip + 1; /* exact pc (see unwind.h) */
-            info->signal_frames++;
-            pc = rip;
-            sp = rsp;
-            is_ret = 0;
-            continue;
-        }
-        sprof_cfi_row row;
-        int have_row = env->cfi(env->ctx, pc - (uint64_t)is_ret, &row) == 0 &&
-                       row.cfa_reg != SPROF_CFA_UNDEFINED;
-        uint64_t cfa = 0, ra = 0;
-        int stepped = 0;
-        if (have_row && (row.cfa_reg == SPROF_CFA_RSP || fp_known)) {
-            cfa = (row.cfa_reg == SPROF_CFA_RBP ? fp : sp) + (uint64_t)(int64_t)row.cfa_offset;
-            stepped = cfa > sp && mem_read(&m, cfa + (uint64_t)(int64_t)row.ra_offset, &ra) == 0;
-        }
-        if (!stepped) {
-            if (have_row && cfa > sp && (row.cfa_reg == SPROF_CFA_RSP || fp_known)) {
-                info->missing_word = 1;
-                info->gap_at = (uint32_t)n;
+        } else {
+            sprof_cfi_row row;
+            int have_row = env->cfi(env->ctx, pc - (uint64_t)is_ret, &row) == 0 &&
+                           row.cfa_reg != SPROF_CFA_UNDEFINED;
+            uint64_t cfa = 0, ra = 0;
+            int stepped = 0;
+            if (have_row && (row.cfa_reg == SPROF_CFA_RSP || fp_known)) {
+                cfa = (row.cfa_reg == SPROF_CFA_RBP ? fp : sp) + (uint64_t)(int64_t)row.cfa_offset;
+                stepped = cfa > sp && mem_read(&m, cfa + (uint64_t)(int64_t)row.ra_offset, &ra) == 0;
             }
-            if (last_rec >= 0)
-                n = emit_chain(s, (uint32_t)last_rec + 1, pcs, n, max, info);
-            else if (have_row && row.cfa_reg == SPROF_CFA_RBP && fp_known)
-                n = emit_chain_at(s, &m, fp, sp, pc, pcs, n, max, info);
-            else
-                n = fallback(s, &m, sp, pc, pcs, n, max, info);
+            if (!stepped) {
+                if (have_row && cfa > sp && (row.cfa_reg == SPROF_CFA_RSP || fp_known) && !info->missing_word) {
+                    info->missing_word = 1;
+                    info->gap_at = (uint32_t)n;
+                }
+                if (last_rec >= 0)
+                    take = last_rec + 1;
+                else if (have_row && row.cfa_reg == SPROF_CFA_RBP && fp_known && record_at(s, &m, fp) >= 0)
+                    take = record_at(s, &m, fp); /* rbp-based, its CFA word not recorded */
+                else
+                    take = chain_fallback(s, &m, sp, pc, n);
+            } else {
+                if (row.cfa_reg == SPROF_CFA_RBP) {
+                    long k = record_at(s, &m, fp);
+                    if (k >= 0)
+                        last_rec = k;
+                }
+                if (row.rbp_saved) {
+                    uint64_t v;
+                    fp_known = mem_read(&m, cfa + (uint64_t)(int64_t)row.rbp_offset, &v) == 0;
+                    if (fp_known)
+                        fp = v;
+                }
+                if (ra == 0)
+                    break; /* outermost frame: the stack ends here */
+                if (env->is_code(env->ctx, ra)) {
+                    put(pcs, exact, &n, ra, 1);
+                    info->cfi_steps++;
+                    pc = ra;
+                    sp = cfa;
+                    is_ret = 1;
+                    continue;
+                }
+                /* stale word or CFI that does not fit: trust the chain instead */
+                take = last_rec >= 0 ? last_rec + 1 : chain_fallback(s, &m, sp, pc, n);
+            }
+        }
+        /* The recorded chain's next frame. Where its record's address is
+         * known, CFI resumes in that frame (sp just above the record, rbp
+         * the word saved in it): a frameless function further out keeps
+         * its caller, which the chain alone would skip (a JIT frame without
+         * CFI in between, a word the sampler could not record), and the
+         * frames CFI steps are known exact. */
+        if (take < 0) {
+            info->used_fallback = 1; /* nothing to continue with */
             break;
         }
-        if (row.cfa_reg == SPROF_CFA_RBP) {
-            long k = record_at(s, &m, fp);
-            if (k >= 0)
-                last_rec = k;
-        }
-        if (row.rbp_saved) {
-            uint64_t v;
-            fp_known = mem_read(&m, cfa + (uint64_t)(int64_t)row.rbp_offset, &v) == 0;
-            if (fp_known)
-                fp = v;
-        }
-        if (ra == 0)
-            break; /* outermost frame: the stack ends here */
-        if (!env->is_code(env->ctx, ra)) {
-            /* stale word or CFI that does not fit: trust the chain instead */
-            n = chain_after(s, &m, last_rec, sp, pc, pcs, n, max, info);
+        if (take < chain_next)
+            take = chain_next;
+        if ((uint32_t)take >= s->nframes || s->ret[take] == 0)
+            break; /* the chain ends here too */
+        info->used_fallback = 1;
+        put(pcs, exact, &n, s->ret[take], 0);
+        info->chain_frames++;
+        chain_next = take + 1;
+        if (!m.rec[take]) {
+            for (uint32_t i = (uint32_t)take + 1; i < s->nframes && n < max && s->ret[i]; i++) {
+                put(pcs, exact, &n, s->ret[i], 0);
+                info->chain_frames++;
+            }
             break;
         }
-        pcs[n++] = ra;
-        info->cfi_steps++;
-        pc = ra;
-        sp = cfa;
+        last_rec = take;
+        pc = s->ret[take];
+        sp = m.rec[take] + 16;
+        fp_known = mem_read(&m, m.rec[take], &fp) == 0;
         is_ret = 1;
     }
     free_mem(&m, small_w, small_rec);
     return n;
+}
+
+size_t sprof_unwind(const sprof_sample_view *s, const sprof_unwind_env *env, uint64_t *pcs,
+                    size_t max, sprof_unwind_info *info)
+{
+    return sprof_unwind_steps(s, env, pcs, NULL, max, info);
 }
