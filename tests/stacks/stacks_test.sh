@@ -20,6 +20,7 @@ case $MODE in
 signal_*) prog=sigframe; args="${MODE#signal_} 0.6" ;;
 threads_clone) prog=acc_shortthreads; args=quick ;;
 tailmain) prog=tailmain; args=0.6 ;;
+nofp_deep) prog=nofp_deep; args=0.6 ;;
 esac
 "$BIN/sprof-symmap" "$BIN/$prog" -o bf.symmap --quiet || fail "sprof-symmap"
 # perf_event copies SPROF_PERF_STACK bytes of stack per sample (default 4 KiB)
@@ -139,5 +140,12 @@ tailmain)
     s=$(awk '{ c = $NF; t += c; if (index($0, "run_program;tail_loop;") == 1) w += c } END { printf "%.1f\n", t ? 100 * w / t : 0 }' folded)
     awk -v s="$s" 'BEGIN { exit !(s >= 95) }' || fail "stacks rooted at run_program;tail_loop carry $s% (want >= 95)"
     ! grep -q '__libc_start_call_main;run_program' folded || fail "libc's start frames kept above run_program" ;;
+nofp_deep)
+    # no frame pointer anywhere, ~12 KiB deep: the return addresses must be
+    # recorded up to main's frame (before: the candidates stopped at the
+    # pushed registers that scanning took for records, 2-8 KiB up)
+    ok_complete
+    s=$(share "main;nofp_run;nofp_descend;")
+    awk -v s="$s" 'BEGIN { exit !(s >= 95) }' || fail "main;nofp_run;nofp_descend carries $s% (want >= 95)" ;;
 esac
 echo "PASS: $MODE/$mech ($complete% complete)"
