@@ -134,6 +134,16 @@ int main(void)
         CHECK(k == 3 && !complete, "chain step into libc start: %u frames, complete %d", k, complete);
         k = sprof_shape_stack(&p, st6, cfi_steps, 3, &complete);
         CHECK(k == 2 && complete && st6[1] == st4[1], "tail-called main: %u frames, complete %d", k, complete);
+        /* a stripped program: its main and its _start have no names */
+        sprof_pframe um = { .name = "app+0x1f0b3", .c_name = "app+0x1f0b3", .file = "", .module = "/x/app",
+                            .flags = SPROF_PFRAME_UNRESOLVED };
+        sprof_pframe us = { .name = "app+0x1f121", .c_name = "app+0x1f121", .file = "", .module = "/x/app",
+                            .flags = SPROF_PFRAME_UNRESOLVED };
+        uint32_t st7[4] = { st4[0], sprof_profile_intern_frame(&p, &um), st4[2], sprof_profile_intern_frame(&p, &us) };
+        const uint8_t exact4[4] = { 1, 1, 1, 1 };
+        k = sprof_shape_stack(&p, st7, exact4, 4, &complete);
+        CHECK(k == 2 && complete && strcmp(fname(&p, st7[1]), "app+0x1f0b3") == 0,
+              "stripped program: %u frames, complete %d", k, complete);
         /* clone3 at the leaf (a thread starting threads: pthread_create's
          * system call) does not root a stack whose own root was lost */
         sprof_pframe c3 = { .name = "clone3", .c_name = "clone3", .file = "", .module = "/lib/libc.so.6" };

@@ -115,9 +115,17 @@ uint32_t sprof_shape_stack(sprof_profile *p, uint32_t *stack, const uint8_t *lin
          * node::Start), rooted there as at main. Else main's frame may have
          * been lost on the way (the frame-pointer chain skips a frameless
          * function's caller): keep what there is, marked incomplete. */
+        /* outer: the innermost start frame among the outermost ones; a
+         * stripped program's own start code (_start) has no name, and
+         * neither has its main when the step into libc was exact */
         uint32_t outer = n;
-        while (outer > 0 && roles(p, stack[outer - 1]) & ROLE_PROCESS_START)
-            outer--;
+        for (uint32_t i = n; i > 0; i--) {
+            unsigned r = roles(p, stack[i - 1]);
+            if (r & ROLE_PROCESS_START)
+                outer = i - 1;
+            else if (!(p->frames[stack[i - 1]].flags & SPROF_PFRAME_UNRESOLVED))
+                break;
+        }
         if (outer < n) {
             *complete = outer == 0 || (roles(p, stack[outer - 1]) & ROLE_CALLED_BY_START) != 0;
             if (!*complete && linked && linked[outer]) {
