@@ -5,20 +5,11 @@
  * the offline CFI unwinder needs the return addresses up to main's frame
  * (tests/stacks, nofp_deep). */
 #include <stdlib.h>
-#include <time.h>
-
-static double cpu_seconds(void)
-{
-    struct timespec ts;
-    clock_gettime(CLOCK_PROCESS_CPUTIME_ID, &ts);
-    return (double)ts.tv_sec + ts.tv_nsec / 1e9;
-}
+#include "busy.h"
 
 __attribute__((noinline)) static unsigned long nofp_leaf(unsigned long x)
 {
-    for (int i = 0; i < 20000; i++)
-        x = x * 6364136223846793005ul + 1442695040888963407ul;
-    return x;
+    return busy_steps(x);
 }
 
 __attribute__((noinline)) static unsigned long nofp_descend(int depth, unsigned long x)
@@ -34,8 +25,8 @@ __attribute__((noinline)) static unsigned long nofp_descend(int depth, unsigned 
 __attribute__((noinline)) static unsigned long nofp_run(double seconds)
 {
     unsigned long x = 1;
-    double end = cpu_seconds() + seconds;
-    while (cpu_seconds() < end)
+    double end = busy_cpu_seconds() + seconds;
+    while (busy_cpu_seconds() < end)
         x = nofp_descend(120, x);
     return x;
 }
