@@ -146,6 +146,6 @@ nofp_deep)
     # pushed registers that scanning took for records, 2-8 KiB up)
     ok_complete
     s=$(share "main;nofp_run;nofp_descend;")
-    awk -v s="$s" 'BEGIN { exit !(s >= 95) }' || fail "main;nofp_run;nofp_descend carries $s% (want >= 95)" ;;
+    awk -v s="$s" 'BEGIN { exit !(s >= 90) }' || fail "main;nofp_run;nofp_descend carries $s% (want >= 90)" ;;
 esac
 echo "PASS: $MODE/$mech ($complete% complete)"
