@@ -570,7 +570,8 @@ static uint32_t chain_candidates(struct sprof_walk_mem *m, uint64_t sp, uint64_t
      * for data holds a large frame (a 32 KiB local array). The offline CFI
      * unwinder steps it if it has the return addresses and saved registers
      * above it: record them as far as the stack goes (SPROF_SCAN_MAX) */
-    if (nframes == 0) top = (stack_hi > sp + SPROF_SCAN_MAX ? sp + SPROF_SCAN_MAX : stack_hi) - 16;
+    uint64_t stack_end = stack_hi > sp + SPROF_SCAN_MAX ? sp + SPROF_SCAN_MAX : stack_hi;
+    if (nframes == 0) top = stack_end - 16;
     /* Likewise when the records found stop short of the thread's root,
      * broken or not, or are a single one found by scanning: code built
      * without frame pointers (CPython, most distributions' binaries) has
@@ -585,9 +586,7 @@ static uint32_t chain_candidates(struct sprof_walk_mem *m, uint64_t sp, uint64_t
      * tests/stacks nofp_deep 4-7 % complete. */
     else if (m->root_floor && sp < m->root_floor && top < m->root_floor + 4096 &&
              (top < m->root_floor || ((*flags & SPROF_SAMPLE_FP_SCANNED) && nframes <= 1))) {
-        uint64_t hi = m->root_floor + 4096;
-        if (hi > stack_hi) hi = stack_hi;
-        if (hi > sp + SPROF_SCAN_MAX) hi = sp + SPROF_SCAN_MAX;
+        uint64_t hi = m->root_floor + 4096 < stack_end ? m->root_floor + 4096 : stack_end;
         if (hi > top + 16) top = hi - 16;
     }
     int cut = 0;

@@ -183,6 +183,14 @@ static long record_at(const sprof_sample_view *s, const sparse_mem *m, uint64_t 
     return -1;
 }
 
+/* CFI cannot go on: the chain entry after the last record stepped
+ * through, or where chain_fallback continues when none was. */
+static long chain_after(const sprof_sample_view *s, const sparse_mem *m, long last_rec, uint64_t sp,
+                        uint64_t pc, size_t n)
+{
+    return last_rec >= 0 ? last_rec + 1 : chain_fallback(s, m, sp, pc, n);
+}
+
 /* pc is one of the trampoline's instructions (mov $15,%rax: 7 bytes;
  * syscall: 2) or the return address of its syscall. */
 static int in_trampoline(const sprof_unwind_env *env, uint64_t pc)
@@ -239,7 +247,7 @@ size_t sprof_unwind_steps(const sprof_sample_view *s, const sprof_unwind_env *en
             uint64_t rip, rsp, rbp;
             if (mem_read(&m, sp + 40 + 16 * 8, &rip) != 0 || mem_read(&m, sp + 40 + 15 * 8, &rsp) != 0 ||
                 !env->is_code(env->ctx, rip)) {
-                take = last_rec >= 0 ? last_rec + 1 : chain_fallback(s, &m, sp, pc, n);
+                take = chain_after(s, &m, last_rec, sp, pc, n);
             } else {
                 fp_known = mem_read(&m, sp + 40 + 10 * 8, &rbp) == 0;
                 if (fp_known)
@@ -266,12 +274,11 @@ size_t sprof_unwind_steps(const sprof_sample_view *s, const sprof_unwind_env *en
                     info->missing_word = 1;
                     info->gap_at = (uint32_t)n;
                 }
-                if (last_rec >= 0)
-                    take = last_rec + 1;
-                else if (have_row && row.cfa_reg == SPROF_CFA_RBP && fp_known && record_at(s, &m, fp) >= 0)
-                    take = record_at(s, &m, fp); /* rbp-based, its CFA word not recorded */
-                else
-                    take = chain_fallback(s, &m, sp, pc, n);
+                /* rbp-based, its CFA word not recorded: the record rbp points at */
+                long at_fp = last_rec < 0 && have_row && row.cfa_reg == SPROF_CFA_RBP && fp_known
+                                 ? record_at(s, &m, fp)
+                                 : -1;
+                take = at_fp >= 0 ? at_fp : chain_after(s, &m, last_rec, sp, pc, n);
             } else {
                 if (row.cfa_reg == SPROF_CFA_RBP) {
                     long k = record_at(s, &m, fp);
@@ -295,7 +302,7 @@ size_t sprof_unwind_steps(const sprof_sample_view *s, const sprof_unwind_env *en
                     continue;
                 }
                 /* stale word or CFI that does not fit: trust the chain instead */
-                take = last_rec >= 0 ? last_rec + 1 : chain_fallback(s, &m, sp, pc, n);
+                take = chain_after(s, &m, last_rec, sp, pc, n);
             }
         }
         /* The recorded chain's next frame. Where its record's address is
