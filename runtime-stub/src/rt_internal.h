@@ -79,6 +79,7 @@ struct sprof_config {
     int forced_mech;    /* enum sprof_mechanism, 0 = choose */
     int overwrite;
     uint32_t perf_stack;  /* SPROF_PERF_STACK: bytes of user stack per perf_event sample */
+    int perf_assist;      /* SPROF_PERF_ASSIST: signal a thread whose stacks no copy holds (perf_assist.c) */
     int kernel;           /* SPROF_KERNEL: enum sprof_kernel_choice */
     int pacer_remote;     /* SPROF_PACER=remote: the cpuclock pacer signals from any CPU (before 2.1) */
     int quiet;            /* SPROF_QUIET=1: no line on stderr at exit */
@@ -212,7 +213,12 @@ struct sprof_thread {
     uint32_t perf_stack;             /* bytes of stack the event copies per sample */
     uint32_t perf_reach;             /* writer: the most any sample needed since the last resize */
     uint32_t perf_cut_n, perf_fit_n; /* writer: samples cut by the copy / fully within it */
+    uint32_t perf_off_n, perf_offcut_n; /* writer: samples off the thread's stack / those of them cut */
     uint32_t perf_resizes;
+    /* perf_assist.c: a thread whose stacks no copy holds is also signalled
+     * at each overflow, and its handler walks the live stack */
+    _Atomic int assist_on;           /* the handler takes perf overflow signals (set by the writer) */
+    struct sprof_perf_assist *assist; /* writer: the walks its handler made, not yet joined */
     uint64_t perf_count_base;        /* the counts of the thread's earlier events */
     /* the event's task clock against the thread's CPU clock (perf_clock.c) */
     uint64_t clock_mark_mono, clock_mark_count, clock_mark_cpu; /* writer: the last look (0: none) */
@@ -288,6 +294,8 @@ struct sprof_globals {
     _Atomic uint64_t exited_user_ns, exited_sys_ns; /* raw utime / stime of threads already gone */
     uint64_t weight_written, kernel_weight_written; /* writer: sums over the samples written */
     uint64_t clock_excess_ns; /* writer: perf_event task-clock time not in the threads' CPU (perf_clock.c) */
+    uint64_t walked_samples, unwalked_samples; /* writer: perf samples joined to a handler's walk, or left cut */
+    uint32_t walked_threads;  /* writer: threads whose perf overflows signal them (perf_assist.c) */
     _Atomic uint64_t writer_cpu_ns, sampler_cpu_ns;  /* own threads' CPU, as each last read it */
     uint64_t final_cpu_ns;                           /* the final drain's CPU (io_lock held) */
     _Atomic uint32_t problems; /* enum sprof_problem bits seen so far (STATS.problems) */
@@ -456,6 +464,8 @@ SPROF_HIDDEN uint32_t sprof_max_record_size(uint32_t max_depth);
 SPROF_HIDDEN uint32_t sprof_add_interrupted_stack(struct sprof_rec_sample *rec, uint32_t cap,
                                                   struct sprof_walk_mem *m, uint64_t thr_lo, uint64_t thr_hi,
                                                   uint32_t max_depth);
+/* does the sample's stack return into the signal-return trampoline? */
+SPROF_HIDDEN int sprof_rec_has_sigframe(const struct sprof_rec_sample *rec);
 /* buffer size sprof_walk / sprof_build_from_dump need (record + work arrays) */
 SPROF_HIDDEN uint32_t sprof_scratch_size(uint32_t max_depth);
 SPROF_HIDDEN void sprof_regs_from_ucontext(void *uc, uint64_t *pc, uint64_t *sp, uint64_t *fp);
@@ -503,6 +513,20 @@ SPROF_HIDDEN int sprof_perf_open_ring(pid_t tid, uint32_t stack_bytes, int *fd, 
 /* perf_adapt.c: the per-thread stack copy follows what the samples need */
 SPROF_HIDDEN void sprof_perf_note_reach(struct sprof_thread *t, const struct sprof_rec_sample *rec);
 SPROF_HIDDEN void sprof_perf_adapt(struct sprof_thread *t);
+/* perf_assist.c: the live stack for the samples a copy cannot hold */
+#define SPROF_SAMPLE_ASSIST_ENTRY (1u << 30) /* a ring record that is a handler's walk, never written out */
+SPROF_HIDDEN int sprof_perf_assist_ready(struct sprof_thread *t);        /* writer */
+SPROF_HIDDEN int sprof_perf_assist_start(struct sprof_thread *t);        /* writer, after ready */
+SPROF_HIDDEN void sprof_perf_assist_stop(struct sprof_thread *t);        /* writer */
+SPROF_HIDDEN void sprof_perf_assist_signal(struct sprof_thread *t, int fd, void *uc); /* handler */
+SPROF_HIDDEN void sprof_perf_assist_take(struct sprof_thread *t, const void *rec, uint32_t len); /* writer */
+SPROF_HIDDEN int sprof_perf_assist_wait(struct sprof_thread *t, uint64_t sample_ns, uint64_t now_ns);
+SPROF_HIDDEN uint32_t sprof_perf_assist_join(struct sprof_thread *t, struct sprof_rec_sample *rec, uint32_t cap,
+                                             const uint8_t *dump, uint64_t dump_len);
+SPROF_HIDDEN void sprof_perf_assist_free(struct sprof_thread *t);
+/* signal_sampler.c: the live stack at an interrupted context (rec's fixed part filled) */
+SPROF_HIDDEN uint32_t sprof_signal_walk(struct sprof_thread *t, struct sprof_rec_sample *rec, uint64_t pc,
+                                        uint64_t sp, uint64_t fp);
 SPROF_HIDDEN int sprof_perf_probe(void);                /* can this process use perf_event? */
 SPROF_HIDDEN int sprof_perf_probe_kernel(void); /* ... and sample kernel mode with it? */
 SPROF_HIDDEN int sprof_perf_thread_start(struct sprof_thread *t);

@@ -302,12 +302,18 @@ struct sprof_rec_stats {
     /* Format 2.3 */
     uint64_t clock_excess_ns; /* perf_event: task-clock time taken out of the samples' weights because the
                                * threads' CPU clocks did not count it (hypervisor steal, interrupts) */
+    /* Format 2.4: perf_event threads whose stacks no copy holds (docs/runtime.md) */
+    uint64_t walked_samples;  /* samples whose stack is the handler's live walk, not the kernel's copy */
+    uint64_t unwalked_samples; /* samples of such threads still cut: no walk matched them */
+    uint32_t walked_threads;  /* threads signalled at each perf overflow so that their handler walks */
+    uint32_t reserved;
 };
 #define SPROF_REC_STATS_V1_SIZE 64u /* STATS before format 1.1 */
 #define SPROF_REC_STATS_V11_SIZE 104u /* STATS of format 1.1 */
 #define SPROF_REC_STATS_V12_SIZE 112u /* STATS of format 1.2 */
 #define SPROF_REC_STATS_V13_SIZE 120u /* STATS of format 1.3 */
 #define SPROF_REC_STATS_V14_SIZE 128u /* STATS of formats 1.4 to 2.2 */
+#define SPROF_REC_STATS_V23_SIZE 136u /* STATS of format 2.3 */
 
 /* STATS.problems (format 1.3): what kept the trace from being complete. */
 enum sprof_problem {

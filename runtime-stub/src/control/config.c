@@ -110,6 +110,7 @@ int sprof_config_load(struct sprof_config *c)
     c->max_depth = (uint32_t)parse_num("SPROF_MAX_DEPTH", secure_getenv("SPROF_MAX_DEPTH"), 1, 512, 256);
     c->perf_stack = (uint32_t)parse_num("SPROF_PERF_STACK", secure_getenv("SPROF_PERF_STACK"), 256, SPROF_PERF_STACK_MAX,
                                         SPROF_PERF_STACK_DEFAULT) & ~7u;
+    c->perf_assist = parse_num("SPROF_PERF_ASSIST", secure_getenv("SPROF_PERF_ASSIST"), 0, 1, 1) == 1;
     c->overwrite = parse_num("SPROF_OVERWRITE", secure_getenv("SPROF_OVERWRITE"), 0, 1, 0) == 1;
     const char *quiet = secure_getenv("SPROF_QUIET");
     c->quiet = quiet && *quiet && strcmp(quiet, "0") != 0;

@@ -85,6 +85,7 @@ static void fork_child(void)
         struct sprof_thread *t = &g_sprof.threads[i];
         if (atomic_load(&t->state) == SLOT_FREE) continue;
         if (t->perf_base) munmap(t->perf_base, t->perf_len);
+        sprof_perf_assist_free(t);
         if (t->altstack) munmap(t->altstack, t->altstack_len);
         t->perf_base = t->altstack = NULL;
         t->perf_fd = -1;
@@ -112,6 +113,8 @@ static void reset_counters(void)
     atomic_store(&g_sprof.exited_user_ns, 0);
     atomic_store(&g_sprof.exited_sys_ns, 0);
     g_sprof.weight_written = g_sprof.kernel_weight_written = g_sprof.clock_excess_ns = 0;
+    g_sprof.walked_samples = g_sprof.unwalked_samples = 0;
+    g_sprof.walked_threads = 0;
     atomic_store(&g_sprof.writer_cpu_ns, 0);
     atomic_store(&g_sprof.sampler_cpu_ns, 0);
     g_sprof.final_cpu_ns = 0;

@@ -429,6 +429,10 @@ static struct sprof_thread *draining;
 static void append_sample(const void *rec, uint32_t len)
 {
     const struct sprof_rec_sample *r = rec;
+    if (draining && len >= sizeof *r && r->h.type == SPROF_REC_SAMPLE && (r->flags & SPROF_SAMPLE_ASSIST_ENTRY)) {
+        sprof_perf_assist_take(draining, rec, len); /* a walk for a perf sample, not a sample */
+        return;
+    }
     if (len >= sizeof *r && r->h.type == SPROF_REC_SAMPLE) sprof_maps_cover(r->pc);
     sprof_count_sample(draining, rec);
     sprof_out_append(rec, len);
@@ -662,6 +666,9 @@ static void fill_stats(struct sprof_rec_stats *out)
         s.kernel_hz = (uint32_t)((double)since(now.ktick, file_base.ktick) * 1e9 / (double)cpu + 0.5);
     s.own_cpu_ns = since(now.own, file_base.own);
     s.clock_excess_ns = g_sprof.clock_excess_ns;
+    s.walked_samples = g_sprof.walked_samples;
+    s.unwalked_samples = g_sprof.unwalked_samples;
+    s.walked_threads = g_sprof.walked_threads;
     s.problems = atomic_load(&g_sprof.problems);
     s.write_errno = g_sprof.write_errno;
     *out = s;
@@ -687,6 +694,11 @@ uint32_t sprof_drain_all(void)
         if (st != SLOT_ACTIVE && st != SLOT_EXITED) continue;
         announce_thread(t, st == SLOT_ACTIVE, now);
         fill = 0;
+        if (t->assist && t->ring.buf) { /* the walks first: the perf samples join them */
+            draining = t;
+            sprof_ring_drain(&t->ring, append_sample);
+            draining = NULL;
+        }
         if (sprof_uses_perf()) {
             fill = sprof_perf_fill_256(t);
             sprof_perf_drain(t, now);
@@ -904,6 +916,7 @@ int sprof_writer_rotate(const char *next_path)
     file_base.threads = file_base.threads > live ? file_base.threads - live : 0;
     g_sprof.samples_written = g_sprof.samples_truncated = g_sprof.periods_milli = 0;
     g_sprof.weight_written = g_sprof.kernel_weight_written = g_sprof.clock_excess_ns = 0;
+    g_sprof.walked_samples = g_sprof.unwalked_samples = 0;
     g_sprof.start_mono_ns = sprof_now_ns(CLOCK_MONOTONIC);
     snprintf(g_sprof.cfg.out_path, sizeof g_sprof.cfg.out_path, "%s", next_path);
     rotating = 1;

@@ -28,7 +28,16 @@ enum {
 
 void sprof_perf_note_reach(struct sprof_thread *t, const struct sprof_rec_sample *rec)
 {
-    if (rec->flags & SPROF_SAMPLE_OFF_STACK) return; /* a fiber's stack: its size is not the thread's */
+    if (rec->flags & SPROF_SAMPLE_OFF_STACK) {
+        /* a fiber's or an alternate signal stack: its size is not the
+         * thread's. A handler's on an alternate stack interrupted frames
+         * on the thread's stack, which no copy holds; a fiber's chain
+         * runs on into stale records there, which the offline side cuts
+         * at the fiber's root anyway */
+        t->perf_off_n++;
+        if ((rec->flags & SPROF_SAMPLE_STACK_CUT) && sprof_rec_has_sigframe(rec)) t->perf_offcut_n++;
+        return;
+    }
     if (rec->flags & SPROF_SAMPLE_STACK_CUT) {
         t->perf_cut_n++;
         return;
@@ -71,7 +80,7 @@ static uint32_t wanted_copy(const struct sprof_thread *t)
 
 static void reset_counts(struct sprof_thread *t)
 {
-    t->perf_cut_n = t->perf_fit_n = t->perf_reach = 0;
+    t->perf_cut_n = t->perf_fit_n = t->perf_reach = t->perf_off_n = t->perf_offcut_n = 0;
 }
 
 /* Reopen the thread's event with a copy of bytes; its samples so far are
@@ -115,14 +124,34 @@ static void resize_copy(struct sprof_thread *t, uint32_t bytes)
     }
 }
 
+/* Cut in 1 sample in 64 or more with the largest copy: no copy holds
+ * this thread's stacks. */
+static int beyond_any_copy(const struct sprof_thread *t)
+{
+    uint32_t seen = t->perf_cut_n + t->perf_fit_n + t->perf_off_n;
+    if (t->perf_offcut_n >= 2 && (uint64_t)t->perf_offcut_n * 64u >= seen) return 1;
+    return t->perf_stack >= SPROF_PERF_STACK_MAX && t->perf_cut_n >= 2 && (uint64_t)t->perf_cut_n * 64u >= seen;
+}
+
 void sprof_perf_adapt(struct sprof_thread *t)
 {
-    if (t->perf_resizes >= ADAPT_MAX_RESIZES || !t->perf_base) return;
+    if (t->assist || !t->perf_base) return;
+    if (g_sprof.cfg.perf_assist && beyond_any_copy(t) && sprof_perf_assist_ready(t) == 0) {
+        /* the handler walks the live stack (perf_assist.c): the default
+         * copy does for the samples it holds */
+        uint32_t had = t->perf_stack;
+        if (g_sprof.cfg.perf_stack < had) resize_copy(t, g_sprof.cfg.perf_stack);
+        if (sprof_perf_assist_start(t) != 0 && t->perf_stack < had) resize_copy(t, had);
+        t->perf_resizes = ADAPT_MAX_RESIZES;
+        reset_counts(t);
+        return;
+    }
+    if (t->perf_resizes >= ADAPT_MAX_RESIZES) return;
     uint32_t want = wanted_copy(t);
     if (want) {
         resize_copy(t, want);
         reset_counts(t);
-    } else if (t->perf_cut_n + t->perf_fit_n >= ADAPT_WINDOW) {
+    } else if (t->perf_cut_n + t->perf_fit_n + t->perf_off_n >= ADAPT_WINDOW) {
         reset_counts(t);
     }
 }

@@ -349,6 +349,12 @@ static void handle_sample(struct sprof_thread *t, const uint8_t *p, uint32_t len
                                           nuser >= chain_max, dump, dyn, stack_hi, off ? t->stack_lo : 0,
                                           off ? t->stack_hi : 0, off ? 0 : t->root_floor, g_sprof.cfg.max_depth);
     if (!size) return;
+    if ((rec->flags & SPROF_SAMPLE_STACK_CUT) && t->assist) { /* the live stack its handler walked */
+        uint32_t joined = sprof_perf_assist_join(t, rec, rec_cap, dump, dyn);
+        if (joined) size = joined;
+        if (joined) g_sprof.walked_samples++;
+        else g_sprof.unwalked_samples++;
+    }
     sprof_perf_note_reach(t, rec);
     sprof_count_sample(t, rec);
     sprof_out_append(rec, size);
@@ -396,7 +402,7 @@ uint64_t sprof_perf_drain_ring(struct sprof_thread *t)
     uint8_t *data = (uint8_t *)t->perf_base + (t->perf_len - size); /* after the header page */
     uint64_t head = __atomic_load_n(&pg->data_head, __ATOMIC_ACQUIRE);
     uint64_t tail = pg->data_tail;
-    uint64_t n = 0;
+    uint64_t n = 0, now = t->assist ? sprof_now_ns(CLOCK_MONOTONIC) : 0;
     while (tail < head) {
         struct perf_event_header h;
         uint64_t off = tail % size;
@@ -415,6 +421,11 @@ uint64_t sprof_perf_drain_ring(struct sprof_thread *t)
             memcpy(wrap_buf, data + off, first);
             memcpy(wrap_buf + first, data, h.size - first);
             rec = wrap_buf;
+        }
+        uint64_t sample_ns;
+        if (h.type == PERF_RECORD_SAMPLE && t->assist && h.size >= sizeof h + 16) {
+            memcpy(&sample_ns, rec + sizeof h + 8, 8); /* after pid, tid */
+            if (sprof_perf_assist_wait(t, sample_ns, now)) break; /* its walk comes with the next pass */
         }
         if (h.type == PERF_RECORD_SAMPLE)
             handle_sample(t, rec + sizeof h, h.size - (uint32_t)sizeof h,

@@ -140,6 +140,41 @@ static void pacer_carry(struct sprof_thread *t, uint64_t period_cpu)
     }
 }
 
+/* Where the walk from sp may read: the thread's own stack, or a fiber's or
+ * an alternate signal stack of unknown extent, whose pages are probed. */
+static void walk_mem_at(const struct sprof_thread *t, uint64_t sp, struct sprof_walk_mem *m,
+                        struct sprof_rec_sample *rec)
+{
+    memset(m, 0, sizeof *m);
+    m->lo = sp;
+    if (sp >= t->stack_lo && sp < t->stack_hi) {
+        m->hi = t->stack_hi;
+        m->stack_hi = t->stack_hi;
+        m->root_floor = t->root_floor;
+        return;
+    }
+    m->hi = sp + SPROF_FIBER_WINDOW;
+    m->probe = 1;
+    rec->flags |= SPROF_SAMPLE_OFF_STACK;
+    m->verified_hi = (sp & ~4095ull) + 4096;
+    m->stack_hi = m->hi;
+    m->thr_lo = t->stack_lo;
+    m->thr_hi = t->stack_hi;
+}
+
+/* The stack at the interrupted context, walked from live memory into rec
+ * (its fixed part filled by the caller): perf_assist.c's handler half. */
+uint32_t sprof_signal_walk(struct sprof_thread *t, struct sprof_rec_sample *rec, uint64_t pc, uint64_t sp,
+                           uint64_t fp)
+{
+    struct sprof_walk_mem m;
+    walk_mem_at(t, sp, &m, rec);
+    uint32_t size = sprof_walk(rec, t->scratch_cap, pc, sp, fp, &m, g_sprof.cfg.max_depth);
+    if (size && (rec->flags & SPROF_SAMPLE_OFF_STACK))
+        size = sprof_add_interrupted_stack(rec, t->scratch_cap, &m, t->stack_lo, t->stack_hi, g_sprof.cfg.max_depth);
+    return size;
+}
+
 static void on_prof_signal(int sig, siginfo_t *si, void *uc)
 {
     (void)sig;
@@ -150,6 +185,11 @@ static void on_prof_signal(int sig, siginfo_t *si, void *uc)
     if (!t) {
         atomic_fetch_add_explicit(&g_sprof.unregistered_signals, 1, memory_order_relaxed);
         goto out;
+    }
+    if (si && si->si_code == POLL_IN && atomic_load_explicit(&t->assist_on, memory_order_acquire)) {
+        sprof_perf_assist_signal(t, si->si_fd, uc); /* perf_event's overflow: the stack its copy cannot hold */
+        errno = saved_errno;
+        return;
     }
     int local = 0;
     if (!ktick) local = atomic_exchange_explicit(&t->pacer_local, 0, memory_order_relaxed);
@@ -227,23 +267,7 @@ static void on_prof_signal(int sig, siginfo_t *si, void *uc)
     rec->time_ns = now;
 
     struct sprof_walk_mem m;
-    memset(&m, 0, sizeof m);
-    if (sp >= t->stack_lo && sp < t->stack_hi) {
-        m.lo = sp;
-        m.hi = t->stack_hi;
-        m.stack_hi = t->stack_hi;
-        m.root_floor = t->root_floor;
-    } else {
-        /* fiber (ucontext) or alternate stack: unknown extent; probe pages */
-        m.lo = sp;
-        m.hi = sp + SPROF_FIBER_WINDOW;
-        m.probe = 1;
-        rec->flags |= SPROF_SAMPLE_OFF_STACK;
-        m.verified_hi = (sp & ~4095ull) + 4096;
-        m.stack_hi = m.hi;
-        m.thr_lo = t->stack_lo;
-        m.thr_hi = t->stack_hi;
-    }
+    walk_mem_at(t, sp, &m, rec);
     /* a system-call landing off the thread's stack (a fiber) is kept by its
      * stack, unwalked: probing an unknown stack costs system calls the tick
      * would charge to the program's call, and a fiber's chain ends within
@@ -321,7 +345,9 @@ void sprof_signal_silence(void)
     }
     for (int i = 0, hi = sprof_slots_hi(); i < hi; i++) {
         struct sprof_thread *t = &g_sprof.threads[i];
-        if (atomic_load(&t->state) != SLOT_ACTIVE || !sprof_timers_claim(t)) continue;
+        if (atomic_load(&t->state) != SLOT_ACTIVE) continue;
+        if (atomic_load(&t->assist_on)) sprof_perf_assist_stop(t); /* perf_event's live walks */
+        if (!sprof_timers_claim(t)) continue;
         if (t->ptimer_ok) timer_settime(t->ptimer, 0, &zero, NULL);
         if (t->ktimer_ok) timer_settime(t->ktimer, 0, &zero, NULL);
         sprof_timers_release(t);

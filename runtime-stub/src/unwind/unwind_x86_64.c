@@ -792,6 +792,25 @@ static int is_sigreturn_trampoline(struct sprof_walk_mem *m, uint64_t addr)
     return memcmp((const void *)addr, code, sizeof code) == 0; /* code is mapped readable */
 }
 
+/* Does the sample's stack return into the signal-return trampoline (a
+ * handler's frames: on an alternate signal stack, the interrupted ones are
+ * on the thread's own stack)? */
+int sprof_rec_has_sigframe(const struct sprof_rec_sample *rec)
+{
+    struct sprof_walk_mem m;
+    memset(&m, 0, sizeof m);
+    uint32_t nf = rec->nframes, nc = rec->ncand;
+    const uint64_t *ret = (const uint64_t *)(rec + 1);
+    const uint32_t *coff = (const uint32_t *)(ret + nf) + sprof_pad8(nf * 4u) / 4u;
+    const uint64_t *cval = (const uint64_t *)(const void *)(coff + sprof_pad8(nc * 4u) / 4u);
+    if (is_sigreturn_trampoline(&m, rec->pc)) return 1;
+    for (uint32_t i = 0; i < nf; i++)
+        if (is_sigreturn_trampoline(&m, ret[i])) return 1;
+    for (uint32_t i = 0; i < nc; i++)
+        if (coff[i] != SPROF_CAND_REBASE && is_sigreturn_trampoline(&m, cval[i])) return 1;
+    return 0;
+}
+
 /* A sample taken in a handler that runs on an alternate signal stack: the
  * frames it interrupted are on the thread's own stack, which the walk of
  * the alternate stack never reads. Find the kernel's rt_sigframe among the
