@@ -6,12 +6,15 @@
  *             addresses sit above that buffer
  *   frame64k  a frameless function (bigframe_frameless.c, built without
  *             frame pointers) with a 64 KiB local array calls a leaf
+ *   frame64k_blocked  the same with every signal blocked around each call
+ *             (the profiler's live walk of that stack comes only after it)
  *   frame32k  the same with a 32 KiB frame
  *   deep400   recursion 400 frames deep under main: beyond the kernel's
  *             frame-pointer chain (perf_event_max_stack, 127)
  *   snprintf  formats numbers (glibc's __vfprintf_internal: a ~1.5 KiB
  *             frameless frame) under two frame-pointer callers
  * Built with frame pointers, except bigframe_frameless.c. */
+#include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -97,6 +100,20 @@ __attribute__((noinline)) static void format_numbers(double seconds)
         for (int k = 0; k < 1000; k++, i++) sink += (unsigned long)snprintf(out, sizeof out, "%lu %.3f", i, (double)i / 7.0);
 }
 
+__attribute__((noinline)) static void run_frame64k_blocked(double seconds)
+{
+    double end = cpu_now() + seconds;
+    unsigned long s = 1;
+    sigset_t all, old;
+    sigfillset(&all);
+    while (cpu_now() < end) {
+        sigprocmask(SIG_BLOCK, &all, &old);
+        s = bigframe_frameless(s, 2000);
+        sigprocmask(SIG_SETMASK, &old, NULL);
+    }
+    sink = s;
+}
+
 __attribute__((noinline)) static void run_snprintf(double seconds) { format_numbers(seconds); }
 
 int main(int argc, char **argv)
@@ -105,6 +122,7 @@ int main(int argc, char **argv)
     double seconds = argc > 2 ? atof(argv[2]) : 1.0;
     if (!strcmp(mode, "qsort4k")) busy_main(seconds);
     else if (!strcmp(mode, "frame64k")) run_frame64k(seconds);
+    else if (!strcmp(mode, "frame64k_blocked")) run_frame64k_blocked(seconds);
     else if (!strcmp(mode, "frame32k")) run_frame32k(seconds);
     else if (!strcmp(mode, "deep400")) run_deep400(seconds);
     else if (!strcmp(mode, "snprintf")) run_snprintf(seconds);

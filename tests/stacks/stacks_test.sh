@@ -85,6 +85,21 @@ frame64k_noassist)
         awk -v s="$s" -v c="$complete" 'BEGIN { exit !(s >= 90 && c < 10) }' ||
             fail "perf_event: the cut stack is not marked ($s% marked, $complete% complete)"
     fi ;;
+frame64k_blocked)
+    # the program blocks every signal while the 64 KiB frame is live: the
+    # handler's walks come after each call, at another sp and pc, and must
+    # not be taken for the samples' stacks (no invented call, cut stacks
+    # marked, the unmatched samples counted)
+    invented=$(share "main;bigframe_frameless")
+    [ "$invented" = 0.0 ] || fail "a call main -> bigframe_frameless was invented ($invented%)"
+    joined=$(share "main;run_frame64k_blocked;bigframe_frameless;")
+    [ "$joined" = 0.0 ] || fail "a walk taken after the signal was unblocked was joined ($joined%)"
+    if [ "$mech" = perf_event ]; then
+        s=$(share "[frames not recorded];bigframe_frameless;bigframe_leaf")
+        awk -v s="$s" 'BEGIN { exit !(s >= 80) }' || fail "perf_event: the cut stacks are not marked ($s% marked)"
+        grep '^live walks' info.txt || fail "sprof-trace info does not say the thread was walked"
+        grep -q 'samples from the handler.s walk, [1-9][0-9]* not matched' info.txt || fail "no sample counted as not matched"
+    fi ;;
 frame32k)
     ok_complete
     s=$(share "main;run_frame32k;bigframe_frameless32k;bigframe_leaf")

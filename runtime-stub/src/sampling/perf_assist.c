@@ -23,7 +23,8 @@
  * and the hashed words match the sample's registers and copy, and keeps
  * the perf sample's time, weight and kernel flags with the walk's frames
  * and candidates. A sample whose walk does not match (the program had the
- * signal blocked, or a system call wrote into the hashed words) stays cut.
+ * signal blocked, or a system call wrote into the hashed words) stays cut;
+ * a thread whose walks hardly ever match is signalled no more.
  *
  * Only such threads are signalled: the signal costs a walk (~5-10 us) per
  * sample and, like the cpuclock mechanism's, may interrupt a system call
@@ -53,6 +54,7 @@ struct assist_entry {
 struct sprof_perf_assist {
     uint32_t head, tail; /* the entries are buf[head, tail) */
     uint64_t newest_ns;  /* the time of the newest walk taken */
+    uint32_t matched, unmatched; /* cut samples joined to a walk, or not */
     uint8_t buf[ASSIST_BYTES];
 };
 
@@ -191,13 +193,29 @@ int sprof_perf_assist_wait(struct sprof_thread *t, uint64_t sample_ns, uint64_t 
            atomic_load(&t->state) == SLOT_ACTIVE && a->newest_ns < sample_ns && now_ns < sample_ns + WAIT_NS;
 }
 
+static uint32_t find_walk(struct sprof_perf_assist *a, struct sprof_rec_sample *rec, uint32_t cap,
+                          const uint8_t *dump, uint64_t dump_len);
+
 /* Writer: rec (a cut perf sample, built from dump) with the stack of the
- * walk taken for it. Returns the new record size, 0 to keep rec as it is. */
+ * walk taken for it. Returns the new record size, 0 to keep rec as it is.
+ * A thread whose walks hardly ever match (it keeps the signal blocked
+ * where its stacks are deep) is no longer signalled: the walks would only
+ * cost it CPU. */
 uint32_t sprof_perf_assist_join(struct sprof_thread *t, struct sprof_rec_sample *rec, uint32_t cap,
                                 const uint8_t *dump, uint64_t dump_len)
 {
     struct sprof_perf_assist *a = t->assist;
     if (!a) return 0;
+    uint32_t size = find_walk(a, rec, cap, dump, dump_len);
+    if (size) a->matched++;
+    else a->unmatched++;
+    if (a->unmatched >= 256 && (uint64_t)a->matched * 4u < a->unmatched) sprof_perf_assist_stop(t);
+    return size;
+}
+
+static uint32_t find_walk(struct sprof_perf_assist *a, struct sprof_rec_sample *rec, uint32_t cap,
+                          const uint8_t *dump, uint64_t dump_len)
+{
     /* samples come in time order: walks before this one serve no later sample */
     while (a->head < a->tail && entry_rec(entry_at(a, a->head))->time_ns < rec->time_ns)
         a->head += entry_bytes(entry_at(a, a->head));
