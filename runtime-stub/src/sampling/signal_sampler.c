@@ -186,8 +186,10 @@ static void on_prof_signal(int sig, siginfo_t *si, void *uc)
         atomic_fetch_add_explicit(&g_sprof.unregistered_signals, 1, memory_order_relaxed);
         goto out;
     }
-    if (si && si->si_code == POLL_IN && atomic_load_explicit(&t->assist_on, memory_order_acquire)) {
-        sprof_perf_assist_signal(t, si->si_fd, uc); /* perf_event's overflow: the stack its copy cannot hold */
+    if (si && si->si_code == POLL_IN) {
+        /* perf_event's overflow: the stack its copy cannot hold. One queued
+         * before the writer stopped the walks is no pacer signal either. */
+        if (atomic_load_explicit(&t->assist_on, memory_order_acquire)) sprof_perf_assist_signal(t, si->si_fd, uc);
         errno = saved_errno;
         return;
     }
