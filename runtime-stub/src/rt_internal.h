@@ -518,6 +518,7 @@ SPROF_HIDDEN void sprof_perf_adapt(struct sprof_thread *t);
 SPROF_HIDDEN int sprof_perf_assist_ready(struct sprof_thread *t);        /* writer */
 SPROF_HIDDEN int sprof_perf_assist_start(struct sprof_thread *t);        /* writer, after ready */
 SPROF_HIDDEN void sprof_perf_assist_stop(struct sprof_thread *t);        /* writer */
+SPROF_HIDDEN int sprof_perf_assist_proven(const struct sprof_thread *t); /* writer: its walks match */
 SPROF_HIDDEN void sprof_perf_assist_signal(struct sprof_thread *t, int fd, void *uc); /* handler */
 SPROF_HIDDEN void sprof_perf_assist_take(struct sprof_thread *t, const void *rec, uint32_t len); /* writer */
 SPROF_HIDDEN int sprof_perf_assist_wait(struct sprof_thread *t, uint64_t sample_ns, uint64_t now_ns);

@@ -135,13 +135,21 @@ static int beyond_any_copy(const struct sprof_thread *t)
 
 void sprof_perf_adapt(struct sprof_thread *t)
 {
-    if (t->assist || !t->perf_base) return;
+    if (!t->perf_base) return;
+    if (t->assist) {
+        /* the handler's walks match the samples (perf_assist.c): the
+         * default copy does for the samples it holds. Not before: where
+         * the walks do not come in time (a program that keeps the signal
+         * blocked; ThreadSanitizer defers signals), the largest copy
+         * stays, and the walks stop. */
+        if (t->perf_stack > g_sprof.cfg.perf_stack && sprof_perf_assist_proven(t)) {
+            resize_copy(t, g_sprof.cfg.perf_stack);
+            sprof_perf_assist_start(t); /* the new event signals too */
+        }
+        return;
+    }
     if (g_sprof.cfg.perf_assist && beyond_any_copy(t) && sprof_perf_assist_ready(t) == 0) {
-        /* the handler walks the live stack (perf_assist.c): the default
-         * copy does for the samples it holds */
-        uint32_t had = t->perf_stack;
-        if (g_sprof.cfg.perf_stack < had) resize_copy(t, g_sprof.cfg.perf_stack);
-        if (sprof_perf_assist_start(t) != 0 && t->perf_stack < had) resize_copy(t, had);
+        sprof_perf_assist_start(t);
         t->perf_resizes = ADAPT_MAX_RESIZES;
         reset_counts(t);
         return;

@@ -90,6 +90,7 @@ int sprof_perf_assist_ready(struct sprof_thread *t)
     void *a = mmap(NULL, sizeof *t->assist, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
     if (a == MAP_FAILED) return -1;
     t->assist = a;
+    g_sprof.walked_threads++;
     return 0;
 }
 
@@ -109,7 +110,6 @@ int sprof_perf_assist_start(struct sprof_thread *t)
         atomic_store(&t->assist_on, 0);
         return -1;
     }
-    g_sprof.walked_threads++;
     return 0;
 }
 
@@ -188,13 +188,23 @@ void sprof_perf_assist_take(struct sprof_thread *t, const void *rec, uint32_t le
 int sprof_perf_assist_wait(struct sprof_thread *t, uint64_t sample_ns, uint64_t now_ns)
 {
     const struct sprof_perf_assist *a = t->assist;
+    /* not while perf_adapt.c reopens the event: the old ring is drained whole */
     return a && atomic_load_explicit(&t->assist_on, memory_order_relaxed) &&
            atomic_load_explicit(&g_sprof.running, memory_order_relaxed) &&
-           atomic_load(&t->state) == SLOT_ACTIVE && a->newest_ns < sample_ns && now_ns < sample_ns + WAIT_NS;
+           atomic_load(&t->state) == SLOT_ACTIVE && atomic_load(&t->attach) != ATTACH_BUSY &&
+           a->newest_ns < sample_ns && now_ns < sample_ns + WAIT_NS;
 }
 
 static uint32_t find_walk(struct sprof_perf_assist *a, struct sprof_rec_sample *rec, uint32_t cap,
                           const uint8_t *dump, uint64_t dump_len);
+
+/* Have the thread's walks matched its cut samples (at least 64, and 3 in
+ * 4)? Then the copy need no longer be the largest. */
+int sprof_perf_assist_proven(const struct sprof_thread *t)
+{
+    const struct sprof_perf_assist *a = t->assist;
+    return a && atomic_load(&t->assist_on) && a->matched >= 64 && a->matched >= 3u * (uint64_t)a->unmatched;
+}
 
 /* Writer: rec (a cut perf sample, built from dump) with the stack of the
  * walk taken for it. Returns the new record size, 0 to keep rec as it is.
