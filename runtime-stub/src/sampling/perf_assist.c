@@ -183,16 +183,19 @@ void sprof_perf_assist_take(struct sprof_thread *t, const void *rec, uint32_t le
 }
 
 /* Writer: should the drain stop at a sample of this time, its thread's
- * walk not taken yet? Only while the thread runs and for WAIT_NS at most
- * (a thread that blocks the signal never walks). */
+ * walk not taken yet? Only while the thread runs, for WAIT_NS at most,
+ * while its walks do match (a thread that blocks the signal, or whose
+ * signals ThreadSanitizer defers, walks late or never) and while its ring
+ * is under a quarter full: a walk is never worth a lost sample. Not while
+ * perf_adapt.c reopens the event: the old ring is drained whole. */
 int sprof_perf_assist_wait(struct sprof_thread *t, uint64_t sample_ns, uint64_t now_ns)
 {
     const struct sprof_perf_assist *a = t->assist;
-    /* not while perf_adapt.c reopens the event: the old ring is drained whole */
     return a && atomic_load_explicit(&t->assist_on, memory_order_relaxed) &&
            atomic_load_explicit(&g_sprof.running, memory_order_relaxed) &&
            atomic_load(&t->state) == SLOT_ACTIVE && atomic_load(&t->attach) != ATTACH_BUSY &&
-           a->newest_ns < sample_ns && now_ns < sample_ns + WAIT_NS;
+           a->newest_ns < sample_ns && now_ns < sample_ns + WAIT_NS &&
+           (uint64_t)a->matched * 4u >= a->unmatched && sprof_perf_fill_256(t) < 64;
 }
 
 static uint32_t find_walk(struct sprof_perf_assist *a, struct sprof_rec_sample *rec, uint32_t cap,
@@ -219,7 +222,7 @@ uint32_t sprof_perf_assist_join(struct sprof_thread *t, struct sprof_rec_sample 
     uint32_t size = find_walk(a, rec, cap, dump, dump_len);
     if (size) a->matched++;
     else a->unmatched++;
-    if (a->unmatched >= 256 && (uint64_t)a->matched * 4u < a->unmatched) sprof_perf_assist_stop(t);
+    if (a->unmatched >= 64 && (uint64_t)a->matched * 4u < a->unmatched) sprof_perf_assist_stop(t);
     return size;
 }
 
