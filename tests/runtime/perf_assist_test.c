@@ -1,0 +1,162 @@
+/* The writer's half of perf_event's live walks (runtime-stub/src/sampling/
+ * perf_assist.c) on its own: walks as the handler leaves them in the ring,
+ * then cut samples joined to them. A sample takes the first walk at or
+ * after its time, and only if sp, pc (or pc - 2: a restarted system call)
+ * and the hashed stack bytes match; it keeps its own time, weight, pc and
+ * kernel flags; a thread whose walks do not match is signalled no more;
+ * the drain waits for a walk only while walks match. No event is opened,
+ * no signal sent. */
+#define _GNU_SOURCE
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "rt_internal.h"
+
+struct sprof_globals g_sprof;
+
+/* what perf_assist.c calls and this test does not exercise */
+int sprof_fd_checked(int *fd) { return *fd; }
+int sprof_signal_install(void) { return -1; }
+int sprof_signal_still_ours(void) { return 1; }
+uint32_t sprof_thread_scratch_bytes(void) { return 0; }
+uint32_t sprof_thread_ring_bytes(void) { return 0; }
+int sprof_ring_init(struct sprof_ring *r, uint32_t cap) { (void)r, (void)cap; return -1; }
+void *sprof_ring_reserve(struct sprof_ring *r, uint32_t len) { (void)r, (void)len; return NULL; }
+void sprof_ring_commit(struct sprof_ring *r, uint32_t len) { (void)r, (void)len; }
+void sprof_regs_from_ucontext(void *uc, uint64_t *pc, uint64_t *sp, uint64_t *fp) { (void)uc, *pc = *sp = *fp = 0; }
+uint32_t sprof_signal_walk(struct sprof_thread *t, struct sprof_rec_sample *rec, uint64_t pc, uint64_t sp, uint64_t fp)
+{
+    (void)t, (void)rec, (void)pc, (void)sp, (void)fp;
+    return 0;
+}
+static uint32_t fill;
+uint32_t sprof_perf_fill_256(const struct sprof_thread *t) { (void)t; return fill; }
+
+static int failures;
+static void check(int ok, const char *what)
+{
+    printf("%s %s\n", ok ? "ok  " : "FAIL", what);
+    if (!ok) failures++;
+}
+
+static uint64_t fnv1a(const uint8_t *p, uint32_t n)
+{
+    uint64_t h = 1469598103934665603ull;
+    for (uint32_t i = 0; i < n; i++) {
+        h ^= p[i];
+        h *= 1099511628211ull;
+    }
+    return h;
+}
+
+static uint8_t stack_bytes[256]; /* the 256 bytes above sp, as copy and walk see them */
+
+/* A walk as the handler puts it in the ring: the record (one frame), then
+ * its entry header (len, hash_len, hash). */
+static void put_walk(struct sprof_thread *t, uint64_t time, uint64_t pc, uint64_t sp, uint64_t ret)
+{
+    uint64_t buf[64];
+    memset(buf, 0, sizeof buf);
+    struct sprof_rec_sample *r = (struct sprof_rec_sample *)buf;
+    uint32_t size = (uint32_t)sizeof *r + 8u + 8u; /* ret[1], fpoff[1] padded to 8 */
+    r->h.type = SPROF_REC_SAMPLE;
+    r->h.size = size + 16u;
+    r->flags = SPROF_SAMPLE_ASSIST_ENTRY;
+    r->nframes = 1;
+    r->time_ns = time;
+    r->pc = pc;
+    r->sp = sp;
+    uint64_t *frames = (uint64_t *)(r + 1);
+    frames[0] = ret;
+    uint32_t hdr[2] = {size, sizeof stack_bytes};
+    uint64_t hash = fnv1a(stack_bytes, sizeof stack_bytes);
+    memcpy((uint8_t *)buf + size, hdr, 8);
+    memcpy((uint8_t *)buf + size + 8, &hash, 8);
+    sprof_perf_assist_take(t, buf, size + 16u);
+}
+
+/* A cut perf sample; returns the joined record's first frame, 0 if not joined. */
+static uint64_t join(struct sprof_thread *t, uint64_t time, uint64_t pc, uint64_t sp, uint32_t kflags,
+                     uint64_t *weight, uint32_t *flags)
+{
+    uint64_t buf[512];
+    memset(buf, 0, sizeof buf);
+    struct sprof_rec_sample *r = (struct sprof_rec_sample *)buf;
+    r->h.type = SPROF_REC_SAMPLE;
+    r->h.size = sizeof *r;
+    r->flags = SPROF_SAMPLE_STACK_CUT | SPROF_SAMPLE_KERNEL_CHAIN | kflags;
+    r->time_ns = time;
+    r->weight_ns = 250000;
+    r->pc = pc;
+    r->sp = sp;
+    uint32_t size = sprof_perf_assist_join(t, r, sizeof buf, stack_bytes, sizeof stack_bytes);
+    if (weight) *weight = r->weight_ns;
+    if (flags) *flags = r->flags;
+    if (!size) return 0;
+    return r->nframes ? ((uint64_t *)(r + 1))[0] : 0;
+}
+
+int main(void)
+{
+    static struct sprof_thread th;
+    struct sprof_thread *t = &th;
+    g_sprof.cfg.perf_assist = 1;
+    atomic_store(&g_sprof.running, 1);
+    t->perf_base = (void *)1; /* an event is there */
+    t->perf_fd = -1;          /* ... whose descriptor no fcntl may touch here */
+    for (int i = 0; i < (int)sizeof stack_bytes; i++) stack_bytes[i] = (uint8_t)(i * 7);
+    check(sprof_perf_assist_ready(t) == -1, "no walks without the signal");
+    /* the arena alone: what ready() maps after the signal is installed */
+    t->assist = NULL;
+    g_sprof.sig = 40;
+    static uint8_t scratch[64];
+    t->scratch = scratch; /* ready() maps one only if there is none */
+    static uint8_t ringbuf[64];
+    t->ring.buf = ringbuf;
+    check(sprof_perf_assist_ready(t) == 0 && t->assist, "ready: the walks' arena");
+    atomic_store(&t->assist_on, 1);
+    atomic_store(&t->state, SLOT_ACTIVE);
+
+    put_walk(t, 1000, 0x401000, 0x7ff000, 0xaaa);
+    put_walk(t, 2000, 0x401010, 0x7ff100, 0xbbb);
+    uint64_t w;
+    uint32_t f;
+    check(join(t, 900, 0x401000, 0x7ff000, SPROF_SAMPLE_KERNEL | SPROF_SAMPLE_SYSCALL, &w, &f) == 0xaaa,
+          "a sample takes the first walk at or after its time");
+    check(w == 250000 && (f & SPROF_SAMPLE_KERNEL) && (f & SPROF_SAMPLE_SYSCALL) &&
+              !(f & (SPROF_SAMPLE_STACK_CUT | SPROF_SAMPLE_KERNEL_CHAIN | SPROF_SAMPLE_ASSIST_ENTRY)),
+          "it keeps its weight and kernel flags, the walk's stack flags");
+    check(join(t, 950, 0x401000, 0x7ff000, 0, NULL, NULL) == 0xaaa,
+          "two samples before one return to user mode share its walk");
+    check(join(t, 1500, 0x401000, 0x7ff000, 0, NULL, NULL) == 0,
+          "a walk older than the sample serves no later one (the next walk is at another sp)");
+    check(join(t, 1900, 0x401012, 0x7ff100, 0, NULL, NULL) == 0xbbb, "pc - 2: a system call restarted");
+    put_walk(t, 3000, 0x401020, 0x7ff200, 0xccc);
+    check(join(t, 2900, 0x401020, 0x7ff208, 0, NULL, NULL) == 0, "another sp: not joined");
+    put_walk(t, 4000, 0x401030, 0x7ff300, 0xddd);
+    stack_bytes[17] ^= 1; /* a system call wrote above sp after the sample */
+    check(join(t, 3900, 0x401030, 0x7ff300, 0, NULL, NULL) == 0, "other stack bytes: not joined");
+    stack_bytes[17] ^= 1;
+
+    /* the drain waits for a walk not taken yet, not for ever */
+    check(sprof_perf_assist_wait(t, 5000, 6000) == 1, "waits for the walk of a newer sample");
+    check(sprof_perf_assist_wait(t, 5000, 5000 + 30000000ull) == 0, "not beyond 20 ms");
+    check(sprof_perf_assist_wait(t, 3500, 6000) == 0, "not for a sample older than the newest walk");
+    fill = 100;
+    check(sprof_perf_assist_wait(t, 5000, 6000) == 0, "not with the ring over a quarter full");
+    fill = 0;
+
+    /* many walks: the arena keeps the newest (1 MiB of them) */
+    for (int i = 0; i < 40000; i++) put_walk(t, 10000 + (uint64_t)i, 0x402000, 0x7fe000, 0x1000 + (uint64_t)i);
+    check(join(t, 10000 + 39990, 0x402000, 0x7fe000, 0, NULL, NULL) == 0x1000 + 39990, "the newest walks are kept");
+
+    /* a thread whose walks do not match is signalled no more */
+    for (int i = 0; i < 200; i++) join(t, 60000 + (uint64_t)i, 0x403000, 0x7fd000, 0, NULL, NULL);
+    check(!atomic_load(&t->assist_on), "64 unmatched, fewer than 1 in 5 matched: walks stopped");
+    check(sprof_perf_assist_wait(t, 70000, 70001) == 0, "no waiting once stopped");
+    sprof_perf_assist_free(t);
+    check(t->assist == NULL, "freed");
+    if (failures) printf("%d failure(s)\n", failures);
+    return failures ? 1 : 0;
+}
