@@ -525,6 +525,8 @@ SPROF_HIDDEN int sprof_perf_assist_wait(struct sprof_thread *t, uint64_t sample_
 SPROF_HIDDEN uint32_t sprof_perf_assist_join(struct sprof_thread *t, struct sprof_rec_sample *rec, uint32_t cap,
                                              const uint8_t *dump, uint64_t dump_len);
 SPROF_HIDDEN void sprof_perf_assist_free(struct sprof_thread *t);
+/* the hash of the stack bytes above sp both sides compare (FNV-1a) */
+SPROF_HIDDEN uint64_t sprof_perf_assist_hash(const uint8_t *p, uint32_t n);
 /* signal_sampler.c: the live stack at an interrupted context (rec's fixed part filled) */
 SPROF_HIDDEN uint32_t sprof_signal_walk(struct sprof_thread *t, struct sprof_rec_sample *rec, uint64_t pc,
                                         uint64_t sp, uint64_t fp);

@@ -40,16 +40,6 @@ static void check(int ok, const char *what)
     if (!ok) failures++;
 }
 
-static uint64_t fnv1a(const uint8_t *p, uint32_t n)
-{
-    uint64_t h = 1469598103934665603ull;
-    for (uint32_t i = 0; i < n; i++) {
-        h ^= p[i];
-        h *= 1099511628211ull;
-    }
-    return h;
-}
-
 static uint8_t stack_bytes[256]; /* the 256 bytes above sp, as copy and walk see them */
 
 /* A walk as the handler puts it in the ring: the record (one frame), then
@@ -70,7 +60,7 @@ static void put_walk(struct sprof_thread *t, uint64_t time, uint64_t pc, uint64_
     uint64_t *frames = (uint64_t *)(r + 1);
     frames[0] = ret;
     uint32_t hdr[2] = {size, sizeof stack_bytes};
-    uint64_t hash = fnv1a(stack_bytes, sizeof stack_bytes);
+    uint64_t hash = sprof_perf_assist_hash(stack_bytes, sizeof stack_bytes);
     memcpy((uint8_t *)buf + size, hdr, 8);
     memcpy((uint8_t *)buf + size + 8, &hash, 8);
     sprof_perf_assist_take(t, buf, size + 16u);

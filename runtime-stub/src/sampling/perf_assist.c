@@ -62,7 +62,7 @@ struct sprof_perf_assist {
     (SPROF_SAMPLE_TRUNCATED | SPROF_SAMPLE_FP_SCANNED | SPROF_SAMPLE_CHAIN_BROKEN |                    \
      SPROF_SAMPLE_KERNEL_CHAIN | SPROF_SAMPLE_OFF_STACK | SPROF_SAMPLE_STACK_CUT)
 
-static uint64_t fnv1a(const uint8_t *p, uint32_t n)
+uint64_t sprof_perf_assist_hash(const uint8_t *p, uint32_t n)
 {
     uint64_t h = 1469598103934665603ull;
     for (uint32_t i = 0; i < n; i++) {
@@ -130,7 +130,7 @@ void sprof_perf_assist_signal(struct sprof_thread *t, int fd, void *uc)
      * stack up to HASH_BYTES, elsewhere (an alternate stack) within sp's page */
     uint64_t room = sp >= t->stack_lo && sp < t->stack_hi ? t->stack_hi - sp : 4096 - (sp & 4095);
     struct assist_entry e = {.hash_len = (uint32_t)(room < HASH_BYTES ? room : HASH_BYTES)};
-    e.hash = fnv1a((const uint8_t *)(uintptr_t)sp, e.hash_len);
+    e.hash = sprof_perf_assist_hash((const uint8_t *)(uintptr_t)sp, e.hash_len);
     e.len = size;
     uint8_t *dst = sprof_ring_reserve(&t->ring, size + (uint32_t)sizeof e);
     if (!dst) return; /* its sample stays cut, counted as not matched */
@@ -236,7 +236,7 @@ static uint32_t find_walk(struct sprof_perf_assist *a, struct sprof_rec_sample *
     const struct assist_entry *e = entry_at(a, a->head);
     const struct sprof_rec_sample *w = entry_rec(e);
     if (w->sp != rec->sp || (w->pc != rec->pc && w->pc + 2 != rec->pc)) return 0;
-    if (e->hash_len > dump_len || fnv1a(dump, e->hash_len) != e->hash || e->len > cap) return 0;
+    if (e->hash_len > dump_len || sprof_perf_assist_hash(dump, e->hash_len) != e->hash || e->len > cap) return 0;
     struct sprof_rec_sample keep = *rec;
     memcpy(rec, w, e->len);
     rec->tid = keep.tid;
