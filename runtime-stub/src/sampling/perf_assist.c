@@ -220,8 +220,13 @@ uint32_t sprof_perf_assist_join(struct sprof_thread *t, struct sprof_rec_sample 
     struct sprof_perf_assist *a = t->assist;
     if (!a) return 0;
     uint32_t size = find_walk(a, rec, cap, dump, dump_len);
-    if (size) a->matched++;
-    else a->unmatched++;
+    if (size) {
+        a->matched++;
+        g_sprof.walked_samples++; /* STATS */
+    } else {
+        a->unmatched++;
+        g_sprof.unwalked_samples++;
+    }
     if (a->unmatched >= 64 && (uint64_t)a->matched * 4u < a->unmatched) sprof_perf_assist_stop(t);
     return size;
 }

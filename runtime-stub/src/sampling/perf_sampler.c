@@ -352,8 +352,6 @@ static void handle_sample(struct sprof_thread *t, const uint8_t *p, uint32_t len
     if ((rec->flags & SPROF_SAMPLE_STACK_CUT) && t->assist) { /* the live stack its handler walked */
         uint32_t joined = sprof_perf_assist_join(t, rec, rec_cap, dump, dyn);
         if (joined) size = joined;
-        if (joined) g_sprof.walked_samples++;
-        else g_sprof.unwalked_samples++;
     }
     sprof_perf_note_reach(t, rec);
     sprof_count_sample(t, rec);

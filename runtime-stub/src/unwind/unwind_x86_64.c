@@ -792,23 +792,38 @@ static int is_sigreturn_trampoline(struct sprof_walk_mem *m, uint64_t addr)
     return memcmp((const void *)addr, code, sizeof code) == 0; /* code is mapped readable */
 }
 
-/* Does the sample's stack return into the signal-return trampoline (a
- * handler's frames: on an alternate signal stack, the interrupted ones are
- * on the thread's own stack)? */
+/* The offset from sp of the sample's next word, from frame-then-candidate
+ * index *from on, that returns into the signal trampoline: the handler's
+ * outermost record holds it (its chain ends there, ends_off_stack_chain),
+ * or a candidate does. *from moves past it. SPROF_FPOFF_UNKNOWN if none. */
+static uint32_t sigreturn_word_off(const struct sprof_rec_sample *rec, struct sprof_walk_mem *m, uint32_t *from)
+{
+    uint32_t nf = rec->nframes, nc = rec->ncand;
+    const uint64_t *ret = (const uint64_t *)(rec + 1);
+    const uint32_t *fpoff = (const uint32_t *)(ret + nf);
+    const uint32_t *coff = fpoff + sprof_pad8(nf * 4u) / 4u;
+    const uint64_t *cval = (const uint64_t *)(const void *)(coff + sprof_pad8(nc * 4u) / 4u);
+    for (uint32_t i = *from; i < nf + nc; i++) {
+        uint32_t off = i < nf ? (fpoff[i] == SPROF_FPOFF_UNKNOWN ? SPROF_FPOFF_UNKNOWN : fpoff[i] + 8) : coff[i - nf];
+        uint64_t val = i < nf ? ret[i] : cval[i - nf];
+        if (off != SPROF_FPOFF_UNKNOWN && off != SPROF_CAND_REBASE && is_sigreturn_trampoline(m, val)) {
+            *from = i + 1;
+            return off;
+        }
+    }
+    *from = nf + nc;
+    return SPROF_FPOFF_UNKNOWN;
+}
+
+/* Is the sample in a signal handler's frames or its trampoline (on an
+ * alternate signal stack, the interrupted frames are on the thread's own
+ * stack)? */
 int sprof_rec_has_sigframe(const struct sprof_rec_sample *rec)
 {
     struct sprof_walk_mem m;
     memset(&m, 0, sizeof m);
-    uint32_t nf = rec->nframes, nc = rec->ncand;
-    const uint64_t *ret = (const uint64_t *)(rec + 1);
-    const uint32_t *coff = (const uint32_t *)(ret + nf) + sprof_pad8(nf * 4u) / 4u;
-    const uint64_t *cval = (const uint64_t *)(const void *)(coff + sprof_pad8(nc * 4u) / 4u);
-    if (is_sigreturn_trampoline(&m, rec->pc)) return 1;
-    for (uint32_t i = 0; i < nf; i++)
-        if (is_sigreturn_trampoline(&m, ret[i])) return 1;
-    for (uint32_t i = 0; i < nc; i++)
-        if (coff[i] != SPROF_CAND_REBASE && is_sigreturn_trampoline(&m, cval[i])) return 1;
-    return 0;
+    uint32_t from = 0;
+    return is_sigreturn_trampoline(&m, rec->pc) || sigreturn_word_off(rec, &m, &from) != SPROF_FPOFF_UNKNOWN;
 }
 
 /* A sample taken in a handler that runs on an alternate signal stack: the
@@ -828,14 +843,8 @@ uint32_t sprof_add_interrupted_stack(struct sprof_rec_sample *rec, uint32_t cap,
     uint64_t *ret = (uint64_t *)(rec + 1);
     uint32_t *coff = (uint32_t *)(ret + nf) + sprof_pad8(nf * 4u) / 4u;
     uint64_t *cval = (uint64_t *)(void *)(coff + sprof_pad8(nc * 4u) / 4u);
-    const uint32_t *fpoff = (const uint32_t *)(ret + nf);
     uint64_t rsp2 = 0, rbp2 = 0;
-    /* the trampoline's address: the handler's outermost record holds it
-     * (its chain ends there, ends_off_stack_chain), or a candidate does */
-    for (uint32_t i = 0; i < nf + nc && !rsp2; i++) {
-        uint32_t off = i < nf ? (fpoff[i] == SPROF_FPOFF_UNKNOWN ? SPROF_FPOFF_UNKNOWN : fpoff[i] + 8) : coff[i - nf];
-        uint64_t val = i < nf ? ret[i] : cval[i - nf];
-        if (off == SPROF_FPOFF_UNKNOWN || off == SPROF_CAND_REBASE || !is_sigreturn_trampoline(m, val)) continue;
+    for (uint32_t from = 0, off; !rsp2 && (off = sigreturn_word_off(rec, m, &from)) != SPROF_FPOFF_UNKNOWN;) {
         uint64_t gregs = rec->sp + off + 8 + 40;
         if (!mem_read(m, gregs + 15 * 8, &rsp2) || !mem_read(m, gregs + 10 * 8, &rbp2)) rsp2 = 0;
     }
