@@ -58,6 +58,7 @@ int main(int argc, char **argv)
     for (int i = 1; i <= METHODS; i++) {
         snprintf(name, sizeof name, "sp_Method_%d", i);
         acc_truth(name, method_ns[i]);
+        printf("calls %s %d\n", name, ROUNDS);
     }
     acc_truth("total", total);
     printf("score rperf\n");

@@ -9,6 +9,8 @@
  *   scope FUNC      the profile's denominator: weight of the stacks holding
  *                   any scope function ("*" = every stack)
  *   score rperf     also score rperf's mean relative error over the methods
+ *   calls NAME N    method NAME was called N times (where rperf's metric is
+ *                   scored: its expected noise follows from the calls' ends)
  * Methods measure themselves with CLOCK_THREAD_CPUTIME_ID (a system call) around
  * batches of >= ~50 us, never around each small step. */
 #ifndef ACC_TRUTH_H
