@@ -227,8 +227,7 @@ static void pace_cpuclock(void)
              * sleeping again for a few us, which only preempts it again */
             uint64_t tol = aimed_wake ? aim_floor : 0;
             int due = cpu + tol >= t->pacer_next_cpu_ns, retry = atomic_load_explicit(&t->pacer_retry, memory_order_relaxed);
-            int in_flight = atomic_load(&t->pending);
-            int tcpu = -1, local = 0, send = (due || retry) && !in_flight &&
+            int tcpu = -1, local = 0, send = (due || retry) && !atomic_load(&t->pending) &&
                                              (sprof_fd_load(&p->stat_fd) < 0 || thread_state(p, &faults, &tcpu) == 'R');
             /* Stopped by our timer: it ran all the time we slept (less a
              * few us: the pacer's own way into its sleep). One that another
@@ -279,15 +278,8 @@ static void pace_cpuclock(void)
              * made it possible (a thread that joins its child and starts
              * the next had 18 % of its samples in pthread_create, whose
              * truth is 6.5 %). The debt is kept: the stratum still counts
-             * the periods owed. Not while the last signal is in flight: the
-             * thread is in the handler (or about to take the signal), whose
-             * CPU the method it interrupted pays; the draw is taken when
-             * the handler is done, there (redrawn, the handler's CPU went
-             * undrawn: acc_stdio's snprintf method, whose landings walk
-             * vfprintf's frameless frames, read 1-1.8 pp under its truth
-             * once the due points were aimed within a few us) */
-            if (pl.ok && t->pacer_next_cpu_ns <= cpu && !in_flight)
-                t->pacer_next_cpu_ns = cpu + sprof_pacer_jitter(&rng, period);
+             * the periods owed. */
+            if (pl.ok && t->pacer_next_cpu_ns <= cpu) t->pacer_next_cpu_ns = cpu + sprof_pacer_jitter(&rng, period);
             uint64_t left = t->pacer_next_cpu_ns > cpu ? t->pacer_next_cpu_ns - cpu : 0;
             /* signal still in flight: nothing to do until the thread runs its
              * handler; do not spin on it (a preempted thread can take ms).
