@@ -9,8 +9,7 @@
  * as the others (worst share error) and with rperf's metric. */
 #include "acc_truth.h"
 
-#include <stdio.h>
-#include <stdlib.h>
+#include <stddef.h>
 
 enum { METHODS = 40, MAX_CALLS = METHODS * 10 };
 static int64_t method_ns[METHODS + 1];
@@ -79,13 +78,7 @@ int main(int argc, char **argv)
     acc_setup(argc, argv);
     int64_t total = sp_Main_run();
     acc_scope("sp_Main_run");
-    char name[32];
-    for (int i = 1; i <= METHODS; i++) {
-        snprintf(name, sizeof name, "sp_Wait_%d", i);
-        acc_truth(name, method_ns[i]);
-        printf("calls %s %d\n", name, method_calls[i]);
-    }
+    acc_rperf_methods("sp_Wait_", METHODS, method_ns, method_calls);
     acc_truth("total", total);
-    printf("score rperf\n");
     return 0;
 }

@@ -57,3 +57,14 @@ void acc_truth(const char *name, int64_t ns) { printf("truth %s %lld\n", name, (
 void acc_truth_low(const char *name, int64_t ns) { printf("truth_low %s %lld\n", name, (long long)ns); }
 
 void acc_scope(const char *func) { printf("scope %s\n", func); }
+
+void acc_rperf_methods(const char *prefix, int n, const int64_t *ns, const int *calls)
+{
+    char name[64];
+    for (int i = 1; i <= n; i++) {
+        snprintf(name, sizeof name, "%s%d", prefix, i);
+        acc_truth(name, ns[i]);
+        printf("calls %s %d\n", name, calls[i]);
+    }
+    printf("score rperf\n");
+}
