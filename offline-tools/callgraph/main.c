@@ -111,6 +111,14 @@ int main(int argc, char **argv)
     char err[1024] = "";
     char *dot = NULL;
     size_t dot_len = 0;
+    /* the destination first: one it cannot write is refused in one line,
+     * before the inputs' warnings (its temporary file goes on any failure) */
+    sprof_out_file f;
+    memset(&f, 0, sizeof f);
+    if ((out_path || !svg_path) && sprof_out_open(&f, out_path ? out_path : "-", err, sizeof err) != 0) {
+        fprintf(stderr, "%s: %s\n", tool, err);
+        goto free_all;
+    }
     if (sprof_cli_load_operands(&load, tool, argv + optind, (size_t)(argc - optind), usage, &p) != 0)
         goto free_all;
     if (sprof_cli_parse_weight(tool, load.weight, &p, &o.weight_cpu) != 0)
@@ -129,11 +137,6 @@ int main(int argc, char **argv)
         goto free_all;
     }
     if (out_path || !svg_path) {
-        sprof_out_file f;
-        if (sprof_out_open(&f, out_path ? out_path : "-", err, sizeof err) != 0) {
-            fprintf(stderr, "%s: %s\n", tool, err);
-            goto free_all;
-        }
         fwrite(dot, 1, dot_len, f.fp);
         if (sprof_out_commit(&f, err, sizeof err) != 0) {
             fprintf(stderr, "%s: %s\n", tool, err);
@@ -146,6 +149,8 @@ int main(int argc, char **argv)
     }
     status = SPROF_EXIT_OK;
 free_all:
+    if (status != SPROF_EXIT_OK)
+        sprof_out_abort(&f);
     free(dot);
     sprof_callgraph_free(&g);
     sprof_profile_free(&p);

@@ -54,21 +54,18 @@ static int parse_minwidth(const char *s, sprof_flame_options *o)
 }
 
 /* Render to `output` atomically, or to stdout only once complete. */
-static int write_output(const sprof_flame_tree *tree, const sprof_flame_options *fo, const char *output)
+/* of: the output file, opened before the inputs were read; NULL: stdout */
+static int write_output(const sprof_flame_tree *tree, const sprof_flame_options *fo, sprof_out_file *of,
+                        const char *output)
 {
     char err[1024];
-    if (output && strcmp(output, "-") != 0) {
-        sprof_out_file of;
-        if (sprof_out_open(&of, output, err, sizeof err) != 0) {
-            fprintf(stderr, "%s: %s\n", tool, err);
-            return -1;
-        }
-        if (sprof_flame_write_svg(tree, fo, of.fp) != 0) {
-            sprof_out_abort(&of);
+    if (of) {
+        if (sprof_flame_write_svg(tree, fo, of->fp) != 0) {
+            sprof_out_abort(of);
             fprintf(stderr, "%s: %s: write failed\n", tool, output);
             return -1;
         }
-        if (sprof_out_commit(&of, err, sizeof err) != 0) {
+        if (sprof_out_commit(of, err, sizeof err) != 0) {
             fprintf(stderr, "%s: %s\n", tool, err);
             return -1;
         }
@@ -112,6 +109,8 @@ int main(int argc, char **argv)
     sprof_cli_load load;
     memset(&load, 0, sizeof load);
     const char *output = NULL;
+    sprof_out_file of;
+    memset(&of, 0, sizeof of);
     int c, status = SPROF_EXIT_USAGE;
     argv[0] = (char *)tool; /* getopt's own messages: "sprof-flamegraph: ..." */
     while ((c = getopt_long(argc, argv, "o:h", longopts, NULL)) != -1) {
@@ -153,6 +152,16 @@ int main(int argc, char **argv)
     if (sprof_cli_check_usage(&load, tool, (size_t)(argc - optind), usage) != 0)
         goto done;
     status = SPROF_EXIT_FAILURE;
+    /* the destination first: one it cannot write is refused in one line,
+     * before the inputs' warnings (its temporary file goes on any failure) */
+    int to_file = output && strcmp(output, "-") != 0;
+    if (to_file) {
+        char err[1024];
+        if (sprof_out_open(&of, output, err, sizeof err) != 0) {
+            fprintf(stderr, "%s: %s\n", tool, err);
+            goto done;
+        }
+    }
     sprof_profile prof;
     sprof_profile_init(&prof);
     if (sprof_cli_load_operands(&load, tool, argv + optind, (size_t)(argc - optind), usage, &prof) != 0) {
@@ -186,7 +195,7 @@ int main(int argc, char **argv)
     sprof_profile_free(&prof);
     if (rc != 0 || sprof_flame_tree_finish(&tree) != 0) {
         fprintf(stderr, "%s: out of memory\n", tool);
-    } else if (write_output(&tree, &fo, output) == 0) {
+    } else if (write_output(&tree, &fo, to_file ? &of : NULL, output) == 0) {
         /* An input that loads but holds no samples (all counts 0, a trace
          * cut before its first sample, filters that keep nothing) gives
          * an empty graph, as the other views give an empty table. */
@@ -196,6 +205,8 @@ int main(int argc, char **argv)
     }
     sprof_flame_tree_free(&tree);
 done:
+    if (status != SPROF_EXIT_OK)
+        sprof_out_abort(&of);
     sprof_cli_load_free(&load);
     return status;
 }

@@ -199,6 +199,12 @@ int main(int argc, char **argv)
     for (size_t i = 0; i < sizeof exporters / sizeof exporters[0]; i++)
         if (strcmp(exporters[i].name, a.exporter) == 0)
             ex = &exporters[i];
+    /* The destination first: one it cannot write is refused in one line,
+     * before the inputs' warnings and the work (the temporary file beside
+     * it is removed on any failure below) */
+    int want_out = a.out_path || (!a.pprof_path && !a.speedscope_path);
+    if (want_out && sprof_out_open(&out, a.out_path ? a.out_path : "-", err, sizeof err) != 0)
+        goto done;
     /* Cut traces are not refused here: the stats line counts them. */
     sprof_cli_loaded found;
     /* speedscope's per-thread timelines and pprof's thread/time labels need every sample */
@@ -219,20 +225,18 @@ int main(int argc, char **argv)
     if (a.speedscope_path && sprof_export_speedscope(&p, &xo, a.speedscope_path, err, sizeof err) != 0)
         goto done;
     long distinct = (long)p.nstacks;
-    if (a.out_path || (!a.pprof_path && !a.speedscope_path)) {
-        if (sprof_out_open(&out, a.out_path ? a.out_path : "-", err, sizeof err) != 0)
-            goto done;
+    if (want_out) {
         distinct = ex->fn(&p, out.fp, &a, err, sizeof err);
-        if (distinct < 0) {
-            sprof_out_abort(&out);
+        if (distinct < 0)
             goto done;
-        }
         if (sprof_out_commit(&out, err, sizeof err) != 0)
             goto done;
     }
     print_stats(&p, (size_t)distinct);
     ok = 1;
 done:
+    if (!ok)
+        sprof_out_abort(&out); /* nothing left behind: no temporary file, no partial output */
     if (!ok)
         fprintf(stderr, "sprof-fold: %s\n", err[0] ? err : "failed");
     sprof_profile_free(&p);

@@ -94,6 +94,13 @@ int main(int argc, char **argv)
     sprof_top t;
     memset(&t, 0, sizeof t);
     char err[1024] = "";
+    /* the destination first: one it cannot write is refused in one line,
+     * before the inputs' warnings (its temporary file goes on any failure) */
+    sprof_out_file f;
+    if (sprof_out_open(&f, out_path, err, sizeof err) != 0) {
+        fprintf(stderr, "%s: %s\n", tool, err);
+        goto free_all;
+    }
     if (sprof_cli_load_operands(&load, tool, argv + optind, (size_t)(argc - optind), usage, &p) != 0)
         goto free_all;
     if (sprof_cli_parse_weight(tool, load.weight, &p, &o.weight_cpu) != 0)
@@ -102,11 +109,6 @@ int main(int argc, char **argv)
     sprof_caveats_of(&p, &cv);
     o.caveats = &cv;
     if (sprof_top_build(&t, &p, &o, err, sizeof err) != 0) {
-        fprintf(stderr, "%s: %s\n", tool, err);
-        goto free_all;
-    }
-    sprof_out_file f;
-    if (sprof_out_open(&f, out_path, err, sizeof err) != 0) {
         fprintf(stderr, "%s: %s\n", tool, err);
         goto free_all;
     }
@@ -120,6 +122,8 @@ int main(int argc, char **argv)
     }
     status = SPROF_EXIT_OK;
 free_all:
+    if (status != SPROF_EXIT_OK)
+        sprof_out_abort(&f);
     sprof_top_free(&t);
     sprof_profile_free(&p);
 done:
