@@ -23,6 +23,7 @@
 #include <unistd.h>
 
 #include "rt_internal.h"
+#include "pacer_aim.h"
 #include "pacer_local.h"
 
 static _Atomic int sampler_run;
@@ -161,21 +162,8 @@ static void pace_cpuclock(void)
     atomic_store(&g_sprof.pacer_local_ok, pl.ok);
     if (pl.ok) sprof_pacer_short_slice();
     uint64_t now = sprof_now_ns(CLOCK_MONOTONIC), slept = 0;
-    /* Local pacing aims its timer, in wall time, at the due point of the
-     * thread it follows, which gets less CPU than the pacer sleeps: the
-     * rest of the pacer's pass and the switches on its CPU, less the time
-     * it runs on while the pacer's wake is on its way. aim_bias is that
-     * difference, learnt from the sleeps it ran through. Without it the
-     * wake found the thread a few us short of its due point nearly every
-     * time and the draw was taken a settle later (~20 us late), and later
-     * still after the thread had blocked or been preempted: the due points
-     * in the 20 us after a wait (pthread_join's return) were all taken in
-     * what came next (pthread_create's clone window: 11.4 % of a thread's
-     * landings for 8.9 % of its CPU, its steady method 1-1.4 pp low). */
-    int64_t aim_bias = 0;
-    int aim_slot = -1;
-    uint64_t aim_cpu = 0, aim_sleep = 0;
-    const uint64_t aim_floor = 3000;
+    struct sprof_pacer_aim aim; /* its timer aimed at the followed thread's due point (pacer_aim.c) */
+    sprof_pacer_aim_init(&aim);
     while (atomic_load(&sampler_run)) {
         if (paused_pass()) {
             pl.settled = 0;
@@ -215,17 +203,7 @@ static void pace_cpuclock(void)
             /* A retry (the previous signal landed at a system-call return,
              * signal_sampler.c) is sent at once and consumes no due point. */
             uint64_t faults = 0;
-            /* the aim, learnt from a sleep the thread ran through (a
-             * sleep shorter than a settle is mostly the switches) */
-            int aimed_wake = i == aim_slot && pl.settled;
-            if (aimed_wake && aim_sleep >= settle) {
-                int64_t d = (int64_t)aim_sleep - (int64_t)(cpu - aim_cpu);
-                if (d > -(int64_t)settle && d < (int64_t)settle) aim_bias += (d - aim_bias) / 8;
-            }
-            /* a wake aimed at this thread's due point that finds it a
-             * hair short (the aim's noise) takes the draw rather than
-             * sleeping again for a few us, which only preempts it again */
-            uint64_t tol = aimed_wake ? aim_floor : 0;
+            uint64_t tol = sprof_pacer_aim_wake(&aim, i, cpu, pl.settled, settle);
             int due = cpu + tol >= t->pacer_next_cpu_ns, retry = atomic_load_explicit(&t->pacer_retry, memory_order_relaxed);
             int tcpu = -1, local = 0, send = (due || retry) && !atomic_load(&t->pending) &&
                                              (sprof_fd_load(&p->stat_fd) < 0 || thread_state(p, &faults, &tcpu) == 'R');
@@ -289,14 +267,11 @@ static void pace_cpuclock(void)
              * that repeats every 165 us (pthread_create's window sampled
              * at 3x its truth). */
             /* the thread the pacer follows: its timer is aimed at the due
-             * point (aim_bias), from the signal in flight too (it is taken
-             * as soon as the pacer sleeps), at least a few us ahead; not
-             * while it does not run (blocked: a settle apart, as others) */
+             * point, from the signal in flight too (it is taken as soon as
+             * the pacer sleeps); not while it does not run (blocked: a
+             * settle apart, as others) */
             int pending = atomic_load(&t->pending), aimed = pl.ok && i == pl.home && cpu != prev_look;
-            if (aimed) {
-                int64_t a = (int64_t)left + aim_bias;
-                left = a < (int64_t)aim_floor ? aim_floor : (uint64_t)a;
-            }
+            if (aimed) left = sprof_pacer_aim_sleep(&aim, left);
             if (pending && left < (pl.ok ? settle : period / 2)) left = pl.ok ? settle : period / 2;
             if (left < min_left) {
                 min_left = left;
@@ -314,9 +289,7 @@ static void pace_cpuclock(void)
         pl.home = home;
         note_own_cpu(atomic_fetch_add_explicit(&g_sprof.sampler_epoch, 1, memory_order_release)); /* pass over */
         if (!min_aimed && min_left < (pl.ok ? settle : period / 4)) min_left = pl.ok ? settle : period / 4;
-        aim_slot = min_aimed ? min_slot : -1;
-        aim_cpu = min_cpu;
-        aim_sleep = min_left;
+        sprof_pacer_aim_set(&aim, min_aimed ? min_slot : -1, min_cpu, min_left);
         if (move_to >= 0) sprof_pacer_move(&pl, move_to);
         now = sprof_now_ns(CLOCK_MONOTONIC);
         int kicked = sleep_until_kicked(now + min_left);
