@@ -53,8 +53,8 @@ static int parse_minwidth(const char *s, sprof_flame_options *o)
     return 0;
 }
 
-/* Render to `output` atomically, or to stdout only once complete. */
-/* of: the output file, opened before the inputs were read; NULL: stdout */
+/* Render into of (the file at `output`, opened before the inputs were
+ * read), committed atomically; or, of NULL, to stdout only once complete. */
 static int write_output(const sprof_flame_tree *tree, const sprof_flame_options *fo, sprof_out_file *of,
                         const char *output)
 {

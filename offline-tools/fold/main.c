@@ -235,10 +235,10 @@ int main(int argc, char **argv)
     print_stats(&p, (size_t)distinct);
     ok = 1;
 done:
-    if (!ok)
+    if (!ok) {
         sprof_out_abort(&out); /* nothing left behind: no temporary file, no partial output */
-    if (!ok)
         fprintf(stderr, "sprof-fold: %s\n", err[0] ? err : "failed");
+    }
     sprof_profile_free(&p);
     sprof_cli_load_free(&a.cli);
     return ok ? SPROF_EXIT_OK : SPROF_EXIT_FAILURE;

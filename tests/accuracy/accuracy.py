@@ -99,7 +99,7 @@ def parse_truth(text):
     """({name: ns}, scope functions, rperf, {name: lowest ns}) from a program's
     output; rperf is None, or {method: calls} when it is to be scored (the
     calls a method made, where the program says: "calls NAME N")."""
-    truth, scope, rperf, low, calls = {}, [], None, {}, {}
+    truth, scope, scored, low, calls = {}, [], False, {}, {}
     for line in text.splitlines():
         w = line.split()
         if len(w) >= 3 and w[0] == "truth":
@@ -109,16 +109,14 @@ def parse_truth(text):
         elif len(w) == 2 and w[0] == "scope":
             scope.append(w[1])
         elif w == ["score", "rperf"]:
-            rperf = {}
+            scored = True
         elif len(w) == 3 and w[0] == "calls" and w[2].isdigit():
             calls[w[1]] = int(w[2])
     if "total" not in truth or truth["total"] <= 0 or not scope:
         raise ValueError("no 'truth total' or no 'scope' line in the program's output")
     if any(n not in truth or low[n] > truth[n] for n in low):
         raise ValueError("a 'truth_low' line without its 'truth' line, or above it")
-    if rperf is not None:
-        rperf = calls
-    return truth, scope, rperf, low
+    return truth, scope, calls if scored else None, low
 
 
 def parse_folded(path):
@@ -195,7 +193,7 @@ def score(truth, scope, rperf, low, stacks, n_samples, args):
             worst, worst_name = err, n
         over = over or err > bound
     res = {"worst": worst, "worst_name": worst_name, "lines": lines, "over": over,
-           "in_scope": in_scope / total * 100 if total else 0.0, "rperf": None}
+           "in_scope": in_scope / total * 100 if total else 0.0, "rperf": None, "rperf_over": False}
     if rperf is not None:
         methods = [n for n in names if n not in LEAF_CLASSES and truth[n] > 0]
         rel = [abs(got[n] - truth[n] / tot) / (truth[n] / tot) for n in methods]
@@ -287,10 +285,9 @@ def row_status(key, res, patterns):
         return any(fnmatch.fnmatchcase(k, p) for p in patterns)
     xf_row = expected(key)
     xf_rperf = xf_row or (res["rperf"] is not None and expected(key + ":rperf"))
-    rperf_over = res.get("rperf_over", False)
-    if (res["over"] and not xf_row) or (rperf_over and not xf_rperf):
+    if (res["over"] and not xf_row) or (res["rperf_over"] and not xf_rperf):
         return "FAIL"
-    if res["over"] or rperf_over:
+    if res["over"] or res["rperf_over"]:
         return "XFAIL"
     return "XPASS" if xf_row or xf_rperf else "ok"
 
@@ -354,7 +351,7 @@ def main():
                 print("accuracy: %-12s %-10s %-7s worst %6.2f pp (%s)%s  %d samples, %.1f%% in scope  %s%s"
                       % (case, mech, weight, res["worst"], res["worst_name"], rp, n, res["in_scope"], label,
                          "  [" + note + "]" if note else ""))
-                if args.verbose or res["over"] or res.get("rperf_over"):
+                if args.verbose or res["over"] or res["rperf_over"]:
                     for name, lo, t, g, err, bound in res["lines"]:
                         tr = "%6.2f%%" % t if lo == t else "%.2f-%.2f%%" % (lo, t)
                         print("    %-20s truth %s  profile %6.2f%%  error %5.2f pp (bound %.2f)" % (name, tr, g, err, bound))
