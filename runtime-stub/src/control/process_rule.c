@@ -128,31 +128,6 @@ static int rename_noreplace(const char *from, const char *to)
     return unlink(from);
 }
 
-/* The ancestor whose trace this process moved aside to take the name
- * (0: none): a helper that turns out tiny gives the name back at its exit. */
-static pid_t taken_from;
-
-int sprof_rule_name_held(const char *path)
-{
-    taken_from = 0;
-    int fd = open(path, O_RDONLY | O_NOFOLLOW | O_CLOEXEC | O_NONBLOCK);
-    if (fd < 0) return SPROF_NAME_OTHER;
-    struct stat st;
-    struct holder h = {0, 0, 0};
-    if (fstat(fd, &st) == 0 && S_ISREG(st.st_mode) && st.st_uid == geteuid() &&
-        st.st_size >= (off_t)(sizeof(struct sprof_trace_file_header) + sizeof(struct sprof_rec_info)))
-        h = read_holder(fd, (uint64_t)st.st_size);
-    close(fd);
-    if (h.pid <= 1 || h.pid == getpid() || h.ended || !is_ancestor(h.pid)) return SPROF_NAME_OTHER;
-    /* a live ancestor that did work: its trace is what was asked for */
-    if (!h.wrapper) return SPROF_NAME_ANCESTOR;
-    char moved[sizeof g_sprof.cfg.out_path + 16];
-    name_with_pid(path, (uint32_t)h.pid, moved, sizeof moved);
-    if (rename_noreplace(path, moved) != 0) return SPROF_NAME_OTHER;
-    taken_from = h.pid;
-    return SPROF_NAME_TAKEN_OVER;
-}
-
 /* Is link "pipe:[ino]"? */
 static int is_pipe_link(const char *link, uint64_t ino)
 {
@@ -164,8 +139,7 @@ static int is_pipe_link(const char *link, uint64_t ino)
 }
 
 /* Does process pid hold the other end of our stdout pipe: are we its
- * command substitution? At finish: no stdio, no malloc (getdents64, not
- * opendir). */
+ * command substitution? No stdio, no malloc (getdents64, not opendir). */
 static int stdout_read_by(pid_t pid)
 {
     struct stat out;
@@ -193,6 +167,39 @@ static int stdout_read_by(pid_t pid)
     return found;
 }
 
+/* The ancestor whose trace this process moved aside to take the name
+ * (0: none): a helper that turns out tiny gives the name back at its exit. */
+static pid_t taken_from;
+/* ... and whether it held the other end of our stdout pipe then: we are
+ * its command substitution. Known when the name is taken, not at exit:
+ * coreutils (readlink, uname, id) close stdout in an atexit handler that
+ * runs before sprof's finish, and the shell closes its end at the EOF; a
+ * shim's helper that took a sample (slow page faults on a VM) then kept
+ * the name, and the program the shim exec'd ran unprofiled. */
+static int read_by_taken_from;
+
+int sprof_rule_name_held(const char *path)
+{
+    taken_from = 0;
+    int fd = open(path, O_RDONLY | O_NOFOLLOW | O_CLOEXEC | O_NONBLOCK);
+    if (fd < 0) return SPROF_NAME_OTHER;
+    struct stat st;
+    struct holder h = {0, 0, 0};
+    if (fstat(fd, &st) == 0 && S_ISREG(st.st_mode) && st.st_uid == geteuid() &&
+        st.st_size >= (off_t)(sizeof(struct sprof_trace_file_header) + sizeof(struct sprof_rec_info)))
+        h = read_holder(fd, (uint64_t)st.st_size);
+    close(fd);
+    if (h.pid <= 1 || h.pid == getpid() || h.ended || !is_ancestor(h.pid)) return SPROF_NAME_OTHER;
+    /* a live ancestor that did work: its trace is what was asked for */
+    if (!h.wrapper) return SPROF_NAME_ANCESTOR;
+    char moved[sizeof g_sprof.cfg.out_path + 16];
+    name_with_pid(path, (uint32_t)h.pid, moved, sizeof moved);
+    if (rename_noreplace(path, moved) != 0) return SPROF_NAME_OTHER;
+    taken_from = h.pid;
+    read_by_taken_from = stdout_read_by(h.pid);
+    return SPROF_NAME_TAKEN_OVER;
+}
+
 /* This process took the name from a live ancestor and turned out to be
  * that ancestor's helper, not the program: it recorded nothing, or no
  * more than a wrapper would while the ancestor reads its output (a
@@ -206,7 +213,7 @@ static int stdout_read_by(pid_t pid)
 static int give_name_back(const char *cur, int empty, int small)
 {
     if (!taken_from || !small || kill(taken_from, 0) != 0) return 0;
-    if (!empty && !stdout_read_by(taken_from)) return 0;
+    if (!empty && !read_by_taken_from) return 0;
     char moved[sizeof g_sprof.cfg.out_path + 48];
     name_with_pid(cur, (uint32_t)taken_from, moved, sizeof moved);
     struct stat st;
