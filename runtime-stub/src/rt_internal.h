@@ -38,8 +38,9 @@
  * signal's own handler, delivery and return (kernel_sampler.c,
  * signal_sampler.c) */
 #define SPROF_OWN_SIGNAL_NS 30000ull
-/* cpuclock: a pacer wake this much later than its timer (10-20 us here)
- * did not stop the thread at the timer's interrupt (sampler_thread.c) */
+/* cpuclock: a pacer wake this much later than its timer's wakes usually are
+ * (pacer_aim.c) did not stop the thread at the timer's interrupt
+ * (sampler_thread.c) */
 #define SPROF_PACER_LATE_NS 30000ull
 /* ... and one whose thread ran less than the pacer slept, by more than this
  * (and 1/64 of the sleep), was stopped by something else */
