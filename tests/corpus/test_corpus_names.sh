@@ -46,14 +46,17 @@ for p in $progs; do
     done
     # kernel time drawn at the asked rate by the fallback (issue 14): the
     # pacer signals from the thread's CPU, so system time (up to ~65 % of
-    # template's) is sampled like user time: >= 99 % on a quiet machine,
-    # 95 % here for a loaded CI machine whose pacer wakes late
+    # template's) is sampled like user time: >= 99 % on a quiet machine
+    # (100.0-104.3 % at 1 kHz on a PVM guest, 2026-11-27), 90 % here for a
+    # loaded CI machine whose pacer wakes late: a pacer starved for more
+    # than 20 ms forgives the debt (template at 10 kHz beside two CPU hogs:
+    # 93.5-99.7 %; json_parse in a ctest -j2 run: 92.0 %)
     info=$("$SPROF_BIN/sprof-trace" info "$d/$p.cpuclock.bin")
     r=$(echo "$info" | sed -n 's/^delivered rate:.*(\([0-9.]*\)% of asked.*/\1/p')
-    if echo "$info" | grep -q '^kernel sampling: pacer' && awk -v r="${r:-0}" 'BEGIN { exit !(r >= 95) }'; then
+    if echo "$info" | grep -q '^kernel sampling: pacer' && awk -v r="${r:-0}" 'BEGIN { exit !(r >= 90) }'; then
         echo "ok   $p cpuclock: $r% of the asked rate, kernel sampled by the pacer"
     else
-        echo "FAIL: $p cpuclock: ${r:-?}% of the asked rate (want >= 95), $(echo "$info" | grep '^kernel sampling')"
+        echo "FAIL: $p cpuclock: ${r:-?}% of the asked rate (want >= 90), $(echo "$info" | grep '^kernel sampling')"
         fails=$((fails + 1))
     fi
     "$SPROF_BIN/sprof-top" --json -n 0 "$d/$p.bin" "$d/$p.symmap" > "$d/$p.top.json" 2> /dev/null
