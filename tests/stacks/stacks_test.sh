@@ -142,8 +142,16 @@ signal_barrier)
     ok_complete
     invented=$(share "main;__restore_rt")
     [ "$invented" = 0.0 ] || fail "main -> __restore_rt invented ($invented%)"
-    h=$(share "main;run_barrier;barrier_loop;store_pages;__restore_rt;barrier_on_fault;")
-    awk -v h="$h" 'BEGIN { exit !(h >= 85) }' || fail "main;run_barrier;barrier_loop;store_pages;__restore_rt;barrier_on_fault carries $h% (want >= 85)" ;;
+    # judged among the handler's stacks: how much of the run the handler
+    # takes depends on the host (mprotect and the faults cost more on a
+    # loaded PVM guest: the path's share fell to 79-83 %, 81.2 % in a CI run,
+    # every one of the handler's stacks still whole)
+    h=$(awk '{ c = $NF; t += c; if ($0 ~ /^main;run_barrier;barrier_loop;store_pages;__restore_rt;barrier_on_fault[; ]/) w += c } END { printf "%.1f\n", t ? 100 * w / t : 0 }' folded)
+    a=$(share "barrier_on_fault")
+    awk -v a="$a" 'BEGIN { exit !(a >= 50) }' || fail "the handler carries $a% of the weight (want >= 50)"
+    awk -v h="$h" -v a="$a" 'BEGIN { exit !(h >= 0.97 * a) }' ||
+        { grep barrier_on_fault folded | grep -v '^main;run_barrier;barrier_loop;store_pages;__restore_rt;barrier_on_fault[; ]' | sort -t' ' -k2 -rn | head -5 >&2
+          fail "main;run_barrier;barrier_loop;store_pages;__restore_rt;barrier_on_fault carries $h% of the handler's $a% (want >= 97 % of it)"; } ;;
 threads_clone)
     # a thread that starts thousands of short threads: the kernel's time in
     # clone3 (perf_event with kernel mode sampled) is under pthread_create.
