@@ -28,28 +28,32 @@ d --weight=cpu --total >"$work/cpu.txt" || fail "sprof-diff --weight=cpu"
 cat "$work/cpu.txt"
 # shares at alpha 0.001: at the default 0.05 the share test marks a null
 # change about once in 20 diffs by design (a fresh-clone CI run, 2026-11-27:
-# A#work +0.33 pp, q < 0.05, its CPU +20.8 % as asked); the CPU changes here
-# have q ~1e-5, well inside either
-d --json --alpha 0.001 >"$work/diff.json" || fail "sprof-diff --json"
-python3 - "$work/diff.json" <<'PY'
+# A#work +0.33 pp, q < 0.05, its CPU +20.8 % as asked). The CPU changes at
+# the default 0.05: they have q ~1e-5 on a quiet machine, but on a loaded
+# PVM guest, whose CPU clocks count the host's stalls, a CI run measured
+# +5.7 % with q 0.005-0.007 (2026-11-27); their range is 3-40 % for that
+d --json --alpha 0.001 >"$work/diff.json" || fail "sprof-diff --json --alpha 0.001"
+d --json >"$work/diff_cpu.json" || fail "sprof-diff --json"
+python3 - "$work/diff.json" "$work/diff_cpu.json" <<'PY'
 import json, sys
 d = json.load(open(sys.argv[1]))
 rows = {r["method"]: r for r in d["rows"]}
+cpu_rows = {r["method"]: r for r in json.load(open(sys.argv[2]))["rows"]}
 bad = []
 for m in ("A#work", "B#work"):  # sp_A_work, sp_B_work: names guessed from C (no Spinel map)
     r = rows.get(m)
-    if r is None:
+    if r is None or m not in cpu_rows:
         bad.append(f"{m}: no row ({sorted(rows)[:8]})")
         continue
     if r["total"]["significant"]:
         bad.append(f"{m}: its share changed significantly ({r['total']['change_pp']} pp) though only the speed did")
-    c = r["total_cpu"]
+    c = cpu_rows[m]["total_cpu"]
     print(f"{m}: CPU/run {c['before_s']:.3f} -> {c['after_s']:.3f} s ({c['change_pct']:+.1f} %), q {c['q']}")
-    if not (8 <= c["change_pct"] <= 35):
+    if not (3 <= c["change_pct"] <= 40):
         bad.append(f"{m}: CPU change {c['change_pct']:+.1f} % (want ~+20 %)")
     if not c["significant"]:
         bad.append(f"{m}: the CPU change is not marked significant (q {c['q']})")
-if not (8 <= 100 * (d["cpu_s_per_run"][1] / d["cpu_s_per_run"][0] - 1) <= 35):  # the program's own CPU (20 %; a loaded machine moved it to +10 %)
+if not (3 <= 100 * (d["cpu_s_per_run"][1] / d["cpu_s_per_run"][0] - 1) <= 40):  # the program's own CPU (20 %; loaded machines moved it to +10 %, +5.7 %)
     bad.append(f"program CPU per run {d['cpu_s_per_run']}")
 if bad:
     sys.exit("diff_cpu_seconds: FAIL: " + "; ".join(bad))
