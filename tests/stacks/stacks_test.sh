@@ -47,12 +47,22 @@ cat err
 complete=$(grep -o '[0-9.]*% complete' err | tr -d '% complete')
 # the share of the weight on stacks containing $1
 share() { awk -v s="$1" '{ c = $NF; t += c; if (index($0, s)) w += c } END { printf "%.1f\n", t ? 100 * w / t : 0 }' folded; }
-ok_complete() { awk -v c="$complete" 'BEGIN { exit !(c >= 99.0) }' || fail "$MODE/$mech: $complete% complete (want >= 99)"; }
+# A sanitized build (SPROF_TEST_SANITIZED=1, tests/CMakeLists.txt) starts
+# and adapts later: perf_event's stack copy grows only once the writer has
+# seen cut samples, and under ASan on a PVM guest 96.5-98.8 % of these runs
+# were complete (2026-11-27): 2 pp less asked of perf_event there.
+slack=0
+[ "${SPROF_TEST_SANITIZED:-0}" = 1 ] && [ "$MECH" = perf_event ] && slack=2
+ok_complete() {
+    want=$(awk -v s="$slack" 'BEGIN { print 99.0 - s }')
+    awk -v c="$complete" -v w="$want" 'BEGIN { exit !(c >= w) }' || fail "$MODE/$mech: $complete% complete (want >= $want)"
+}
 # perf_event's samples before the writer's passes turned the handler's walks
 # on (2-3 passes, the first after 2 ms) are cut: ~1 % of a 0.6 s run at 2 kHz
 ok_complete_after_passes() {
     want=99.0
     [ "$mech" = perf_event ] && want=97.5
+    want=$(awk -v w="$want" -v s="$slack" 'BEGIN { print w - s }')
     awk -v c="$complete" -v w="$want" 'BEGIN { exit !(c >= w) }' || fail "$MODE/$mech: $complete% complete (want >= $want)"
 }
 
