@@ -31,7 +31,9 @@ cat "$work/cpu.txt"
 # A#work +0.33 pp, q < 0.05, its CPU +20.8 % as asked). The CPU changes at
 # the default 0.05: they have q ~1e-5 on a quiet machine, but on a loaded
 # PVM guest, whose CPU clocks count the host's stalls, a CI run measured
-# +5.7 % with q 0.005-0.007 (2026-11-27); their range is 3-40 % for that
+# +5.7 % with q 0.005-0.007 and another +38-40 % (2026-11-27): each
+# method's CPU change is judged against the program's own (its threads'
+# clocks, summed by the trace), which both sides measure alike
 d --json --alpha 0.001 >"$work/diff.json" || fail "sprof-diff --json --alpha 0.001"
 d --json >"$work/diff_cpu.json" || fail "sprof-diff --json"
 python3 - "$work/diff.json" "$work/diff_cpu.json" <<'PY'
@@ -40,6 +42,11 @@ d = json.load(open(sys.argv[1]))
 rows = {r["method"]: r for r in d["rows"]}
 cpu_rows = {r["method"]: r for r in json.load(open(sys.argv[2]))["rows"]}
 bad = []
+before, after = d["cpu_s_per_run"]
+prog = 100 * (after / before - 1) if before else 0.0
+print(f"program: CPU/run {before:.3f} -> {after:.3f} s ({prog:+.1f} %; asked +20 %)")
+if not prog > 0:  # the program's own CPU (20 % asked; loaded machines moved it to +5.7 %, +40 %)
+    bad.append(f"program CPU per run {d['cpu_s_per_run']}")
 for m in ("A#work", "B#work"):  # sp_A_work, sp_B_work: names guessed from C (no Spinel map)
     r = rows.get(m)
     if r is None or m not in cpu_rows:
@@ -49,12 +56,10 @@ for m in ("A#work", "B#work"):  # sp_A_work, sp_B_work: names guessed from C (no
         bad.append(f"{m}: its share changed significantly ({r['total']['change_pp']} pp) though only the speed did")
     c = cpu_rows[m]["total_cpu"]
     print(f"{m}: CPU/run {c['before_s']:.3f} -> {c['after_s']:.3f} s ({c['change_pct']:+.1f} %), q {c['q']}")
-    if not (3 <= c["change_pct"] <= 40):
-        bad.append(f"{m}: CPU change {c['change_pct']:+.1f} % (want ~+20 %)")
+    if abs(c["change_pct"] - prog) > 10:
+        bad.append(f"{m}: CPU change {c['change_pct']:+.1f} % (want the program's {prog:+.1f} % +-10 pp)")
     if not c["significant"]:
         bad.append(f"{m}: the CPU change is not marked significant (q {c['q']})")
-if not (3 <= 100 * (d["cpu_s_per_run"][1] / d["cpu_s_per_run"][0] - 1) <= 40):  # the program's own CPU (20 %; loaded machines moved it to +10 %, +5.7 %)
-    bad.append(f"program CPU per run {d['cpu_s_per_run']}")
 if bad:
     sys.exit("diff_cpu_seconds: FAIL: " + "; ".join(bad))
 PY
