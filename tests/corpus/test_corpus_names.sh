@@ -53,10 +53,13 @@ for p in $progs; do
     # 93.5-99.7 %; json_parse in a ctest -j2 run: 92.0 %)
     info=$("$SPROF_BIN/sprof-trace" info "$d/$p.cpuclock.bin")
     r=$(echo "$info" | sed -n 's/^delivered rate:.*(\([0-9.]*\)% of asked.*/\1/p')
-    if echo "$info" | grep -q '^kernel sampling: pacer' && awk -v r="${r:-0}" 'BEGIN { exit !(r >= 90) }'; then
+    # (a sanitized build's pacer is slower: wordfreq 83.3 % in the ASan stage)
+    least=90
+    [ "${SPROF_TEST_SANITIZED:-0}" = 1 ] && least=75
+    if echo "$info" | grep -q '^kernel sampling: pacer' && awk -v r="${r:-0}" -v l="$least" 'BEGIN { exit !(r >= l) }'; then
         echo "ok   $p cpuclock: $r% of the asked rate, kernel sampled by the pacer"
     else
-        echo "FAIL: $p cpuclock: ${r:-?}% of the asked rate (want >= 90), $(echo "$info" | grep '^kernel sampling')"
+        echo "FAIL: $p cpuclock: ${r:-?}% of the asked rate (want >= $least), $(echo "$info" | grep '^kernel sampling')"
         fails=$((fails + 1))
     fi
     "$SPROF_BIN/sprof-top" --json -n 0 "$d/$p.bin" "$d/$p.symmap" > "$d/$p.top.json" 2> /dev/null
