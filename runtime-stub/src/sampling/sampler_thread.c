@@ -298,8 +298,9 @@ static void pace_cpuclock(void)
         slept = woke - now - late;
         sprof_pacer_note_wake(&pl, late, period);
         /* A retry request's wake may stop a thread anywhere (in its
-         * handler); a wake much later than the timer usually is (10-20 us
-         * on one host, 43 us on another: pacer_aim.c) did not preempt at once, and the thread ran on to a later scheduling
+         * handler); a wake much later than the timer's wakes usually are
+         * (10-20 us on one host, 43 us on another: pacer_aim.c) did not
+         * preempt at once, and the thread ran on to a later scheduling
          * point, which system calls are: neither is a draw. */
         int here = pl.ok && !kicked && sched_getcpu() == pl.here;
         pl.settled = sprof_pacer_aim_woke(&aim, late, here) && here;
