@@ -302,8 +302,7 @@ static void pace_cpuclock(void)
          * (10-20 us on one host, 43 us on another: pacer_aim.c) did not
          * preempt at once, and the thread ran on to a later scheduling
          * point, which system calls are: neither is a draw. */
-        int here = pl.ok && !kicked && sched_getcpu() == pl.here;
-        pl.settled = sprof_pacer_aim_woke(&aim, late, here) && here;
+        pl.settled = sprof_pacer_aim_woke(&aim, late, pl.ok && !kicked && sched_getcpu() == pl.here);
     }
 }
 
