@@ -278,7 +278,7 @@ struct sprof_rec_stats {
     uint64_t samples_written;
     uint64_t samples_dropped;   /* buffer full */
     uint64_t samples_truncated; /* depth cap */
-    uint64_t signals_lost;      /* timer expirations that produced no sample (overruns, ring loss) */
+    uint64_t signals_lost;      /* timer expirations that produced no sample (overruns, ring loss, the pacer's forgiven draws) */
     uint64_t cpu_ns_total;      /* CPU time of all profiled threads so far */
     uint64_t achieved_millihz;  /* delivered samples per CPU second x 1000 */
     uint64_t threads_seen;

@@ -243,7 +243,14 @@ static void pace_cpuclock(void)
                 atomic_store_explicit(&t->pacer_retry, 0, memory_order_relaxed);
                 if (tgkill_tid(t->tid, g_sprof.sig) == 0) {
                     if (due) t->pacer_stratum_ns += period;
-                    if (cpu > t->pacer_stratum_ns + max_debt) t->pacer_stratum_ns = cpu;
+                    if (cpu > t->pacer_stratum_ns + max_debt) {
+                        /* the draws forgiven are lost signals: `sprof-trace
+                         * info` and the rate warning say the pacer was
+                         * starved rather than leaving the shortfall unexplained */
+                        atomic_fetch_add_explicit(&t->lost, (cpu - t->pacer_stratum_ns) / period,
+                                                  memory_order_relaxed);
+                        t->pacer_stratum_ns = cpu;
+                    }
                     if (due) t->pacer_next_cpu_ns = t->pacer_stratum_ns + sprof_pacer_jitter(&rng, period);
                 } else {
                     atomic_store(&t->pending, 0);

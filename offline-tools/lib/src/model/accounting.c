@@ -97,12 +97,18 @@ static int rate(const sprof_trace_accounting *a, char *buf, size_t buflen)
     else if (kernel_time_unsampled(a))
         fix = "user-mode-only sampling skips the periods that end in the kernel (see the kernel-time "
               "warning); rerun with kernel sampling on";
+    else if (a->signals_lost)
+        fix = "the sampler could not keep up (the lost signals: timer overruns, or draws the cpuclock pacer "
+              "forgave after it was kept off the CPU): the machine was overloaded; rerun at a lower SPROF_HZ "
+              "or on a less loaded machine";
     else
         fix = "the machine was overloaded; rerun at a lower SPROF_HZ or on a less loaded machine";
     snprintf(buf, buflen,
-             "%s: %.1f samples per CPU second were delivered of the %u asked (%.1f%%, mechanism %s): "
-             "fewer samples make every figure noisier (their weights keep the shares right); %s",
-             a->path, got, (unsigned)(asked + 0.5), 100.0 * got / asked, sprof_mechanism_name(a->mechanism), fix);
+             "%s: %.1f samples per CPU second were delivered of the %u asked (%.1f%%, mechanism %s, "
+             "%llu signals lost): fewer samples make every figure noisier (their weights keep the shares "
+             "right); %s",
+             a->path, got, (unsigned)(asked + 0.5), 100.0 * got / asked, sprof_mechanism_name(a->mechanism),
+             (unsigned long long)a->signals_lost, fix);
     return 1;
 }
 
