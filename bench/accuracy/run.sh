@@ -51,7 +51,7 @@ acc=$src/tests/accuracy
 mkdir -p "$work/bin"
 for c in "${cases[@]}"; do
     ${CC:-cc} -std=gnu11 -O2 -g -fno-omit-frame-pointer -fno-optimize-sibling-calls -pthread \
-        "$acc/acc_$c.c" "$acc/acc_truth.c" -o "$work/bin/acc_$c" || die "cannot build acc_$c"
+        "$acc/acc_$c.c" "$acc/acc_truth.c" -lm -o "$work/bin/acc_$c" || die "cannot build acc_$c"
 done
 
 mechs=(perf_event perf_event_tick cpuclock perf)

@@ -4,9 +4,10 @@
 #
 #   bench/corpus/run.sh [--runs N] [--hz "1000 10000"] [--build DIR] [--keep DIR] [PROGRAM...]
 #
-# Each round runs every program bare, under sprof (LD_PRELOAD, default
-# mechanism) and under `perf record -g -e cpu-clock` at each rate, the
-# order rotated per round so drift on a shared machine hits all alike.
+# Each round runs every program bare, under sprof (LD_PRELOAD) with the
+# default mechanism and with the fallback (SPROF_TIMER=cpuclock), and under
+# `perf record -g -e cpu-clock` at each rate, the order rotated per round so
+# drift on a shared machine hits all alike.
 # Prints, per program and rate (medians over the rounds, CPU from wait4):
 #   program x   CPU of the program's own threads / bare. sprof: process CPU
 #               minus its own threads' (STATS own_cpu_ns); perf: the child
@@ -15,6 +16,10 @@
 #               perf record's process plus the child
 #   own us/s    sprof's own threads per sample (us) and perf's process per
 #               sample, for the same samples
+#   delivered % sprof's samples per CPU second of the profiled threads (user
+#               + system), as a share of the asked rate (sprof-trace info);
+#               "+N" after it: the cpuclock pacer's forgiven draws (lost
+#               signals) as a share of the asked samples
 # and the largest move of any function's self share between the lowest and
 # the highest rate (pp, pooled over the rounds; functions >= 1 % only), for
 # sprof (its folded leaf frames) and for perf (perf report's self column,
@@ -69,7 +74,7 @@ fi
 
 args_of() { awk -v n="$1" '$1 == n { $1 = ""; print }' "$corpus/programs/args.txt"; }
 cfgs=(bare:0)
-for hz in $rates; do cfgs+=("sprof:$hz" "perf:$hz"); done
+for hz in $rates; do cfgs+=("sprof:$hz" "cpuclock:$hz" "perf:$hz"); done
 mkdir -p "$work/raw" "$work/shares"
 
 # self shares, one "function share" per line, from a folded file / a perf.data
@@ -84,7 +89,8 @@ perf_shares() {
              END { for (f in w) printf "%s\t%.4f\n", f, w[f] }'
 }
 
-# one run: appends "round total_ns program_ns samples own_ns" to raw/PROG.CFG.HZ
+# one run: appends "round total_ns program_ns samples own_ns delivered_pct lost_pct"
+# to raw/PROG.CFG.HZ
 run_one() { # PROG CFG HZ ROUND
     local p=$1 cfg=$2 hz=$3 r=$4 a
     a=$(args_of "$p")
@@ -95,17 +101,25 @@ run_one() { # PROG CFG HZ ROUND
         "$measure" "$work/m" -- "$exe" $a >/dev/null 2>&1 || { log "$p bare failed"; return; }
         read -r _ tot _ <"$work/m"
         echo "$r $tot $tot 0 0" >>"$work/raw/$p.bare.0" ;;
-    sprof)
+    sprof | cpuclock)
         rm -f "$t"
-        "$measure" "$work/m" -- env SPROF_OUT="$t" SPROF_HZ="$hz" LD_PRELOAD="$lib/libsprof.so" "$exe" $a \
-            >/dev/null 2>"$work/err" || { log "$p sprof@$hz failed: $(tail -1 "$work/err")"; return; }
+        local timer=
+        [ "$cfg" = cpuclock ] && timer=cpuclock
+        "$measure" "$work/m" -- env SPROF_OUT="$t" SPROF_HZ="$hz" ${timer:+SPROF_TIMER=$timer} \
+            LD_PRELOAD="$lib/libsprof.so" "$exe" $a >/dev/null 2>"$work/err" ||
+            { log "$p $cfg@$hz failed: $(tail -1 "$work/err")"; return; }
         read -r _ tot _ <"$work/m"
-        local own n
+        local own n info dl
         own=$("$bin/sprof-trace" dump "$t" 2>/dev/null | sed -n 's/.* own_cpu_ns=\([0-9]*\).*/\1/p' | tail -1)
-        n=$("$bin/sprof-trace" info "$t" 2>/dev/null | awk '/^samples:/ { print $2 }')
-        echo "$r $tot $((tot - ${own:-0})) ${n:-0} ${own:-0}" >>"$work/raw/$p.sprof.$hz"
+        info=$("$bin/sprof-trace" info "$t" 2>/dev/null)
+        n=$(echo "$info" | awk '/^samples:/ { print $2 }')
+        # delivered % of asked, and lost signals as % of the asked samples
+        dl=$(echo "$info" | awk '/^delivered rate:/ { s = $0; sub(/.*\(/, "", s); sub(/%.*/, "", s); d = s }
+                                 /^lost signals:/ { l = $3 } /^CPU seconds:/ { c = $3 } /^hz asked:/ { h = $3 }
+                                 END { printf "%s %.1f", (d == "" ? "-" : d), (c * h > 0 ? 100 * l / (c * h) : 0) }')
+        echo "$r $tot $((tot - ${own:-0})) ${n:-0} ${own:-0} $dl" >>"$work/raw/$p.$cfg.$hz"
         "$bin/sprof-fold" --weight=samples "$t" "$exe.symmap" 2>/dev/null >"$work/f.folded" &&
-            sprof_shares "$work/f.folded" >"$work/shares/$p.sprof.$hz.$r" ;;
+            sprof_shares "$work/f.folded" >"$work/shares/$p.$cfg.$hz.$r" ;;
     perf)
         [ -n "$perf_skip" ] && return
         "$measure" "$work/m" -- perf record -q -e cpu-clock -g -F "$hz" -o "$work/p.data" -- \
@@ -144,6 +158,14 @@ own_us() { # PROG CFG HZ: own CPU per sample, us
     [ -f "$f" ] || { echo "-"; return; }
     awk '$4 > 0 { printf "%.2f\n", $5 / $4 / 1000 }' "$f" | median
 }
+delivered() { # PROG CFG HZ: median delivered %, "+lost %" when the pacer forgave draws
+    local f=$work/raw/$1.$2.$3
+    [ -f "$f" ] || { echo "-"; return; }
+    local d l
+    d=$(awk '$6 != "-" && $6 != "" { print $6 }' "$f" | median)
+    l=$(awk '{ print ($7 == "" ? 0 : $7) }' "$f" | median)
+    awk -v d="$d" -v l="$l" 'BEGIN { if (l + 0 > 0) printf "%s+%s\n", d, l; else print d }'
+}
 # largest |share(lo) - share(hi)| over functions with >= 1 % at either rate,
 # shares averaged over the rounds, with the noise of that difference: the
 # standard error from the rounds' spread (sqrt(var_lo/n_lo + var_hi/n_hi)).
@@ -167,14 +189,17 @@ shift_of() { # PROG TOOL LO HI
 echo
 echo "== observer effect on ../shared/spinel-corpus ($runs rounds; medians; CPU from wait4)"
 [ -n "$perf_skip" ] && echo "   perf columns skipped: $perf_skip"
-printf "%-11s %6s  %-22s %-22s %-22s\n" program hz "program threads x bare" "total x bare" "own CPU us/sample"
-printf "%-11s %6s  %-22s %-22s %-22s\n" "" "" "sprof    perf -g" "sprof    perf -g" "sprof    perf -g"
+printf "%-11s %6s  %-27s %-27s %-27s %s\n" program hz "program threads x bare" "total x bare" "own CPU us/sample" \
+    "delivered % of asked"
+printf "%-11s %6s  %-27s %-27s %-27s %s\n" "" "" "sprof  cpuclock  perf -g" "sprof  cpuclock  perf -g" \
+    "sprof  cpuclock  perf -g" "sprof  cpuclock"
 for p in "${progs[@]}"; do
     for hz in $rates; do
-        printf "%-11s %6s  %-8s %-13s %-8s %-13s %-8s %-13s\n" "$p" "$hz" \
-            "$(ratio "$p" sprof "$hz" 3)" "$(ratio "$p" perf "$hz" 3)" \
-            "$(ratio "$p" sprof "$hz" 2)" "$(ratio "$p" perf "$hz" 2)" \
-            "$(own_us "$p" sprof "$hz")" "$(own_us "$p" perf "$hz")"
+        printf "%-11s %6s  %-6s %-9s %-10s %-6s %-9s %-10s %-6s %-9s %-10s %-6s %s\n" "$p" "$hz" \
+            "$(ratio "$p" sprof "$hz" 3)" "$(ratio "$p" cpuclock "$hz" 3)" "$(ratio "$p" perf "$hz" 3)" \
+            "$(ratio "$p" sprof "$hz" 2)" "$(ratio "$p" cpuclock "$hz" 2)" "$(ratio "$p" perf "$hz" 2)" \
+            "$(own_us "$p" sprof "$hz")" "$(own_us "$p" cpuclock "$hz")" "$(own_us "$p" perf "$hz")" \
+            "$(delivered "$p" sprof "$hz")" "$(delivered "$p" cpuclock "$hz")"
     done
 done
 set -- $rates
@@ -183,7 +208,8 @@ if [ "$lo" != "$hi" ]; then
     echo
     echo "== largest self-share move between $lo Hz and $hi Hz (functions >= 1 %; shares averaged over rounds; +- the standard error from their spread)"
     for p in "${progs[@]}"; do
-        printf "%-11s sprof  %s\n" "$p" "$(shift_of "$p" sprof "$lo" "$hi")"
-        printf "%-11s perf   %s\n" "" "$(shift_of "$p" perf "$lo" "$hi")"
+        printf "%-11s sprof     %s\n" "$p" "$(shift_of "$p" sprof "$lo" "$hi")"
+        printf "%-11s cpuclock  %s\n" "" "$(shift_of "$p" cpuclock "$lo" "$hi")"
+        printf "%-11s perf      %s\n" "" "$(shift_of "$p" perf "$lo" "$hi")"
     done
 fi

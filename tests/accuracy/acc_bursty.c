@@ -15,7 +15,7 @@ static ACC_METHOD void sp_Burst_work(uint64_t units)
 {
     int64_t t0 = acc_cpu_ns();
     acc_spin(units, 0x8008);
-    burst_work_ns += acc_cpu_ns() - t0;
+    burst_work_ns += acc_span_ns(t0);
 }
 
 static ACC_METHOD void *sp_Burst_thread(void *arg)
@@ -28,7 +28,7 @@ static ACC_METHOD void *sp_Burst_thread(void *arg)
         sp_Burst_work(acc_units(200 + (seed >> 8) % 1800));
         nanosleep(&pause, NULL);
     }
-    burst_thread_ns += acc_cpu_ns() - t0;
+    burst_thread_ns += acc_span_ns(t0);
     return NULL;
 }
 
@@ -36,7 +36,7 @@ static ACC_METHOD void sp_Steady_work(uint64_t units)
 {
     int64_t t0 = acc_cpu_ns();
     acc_spin(units, 0x8118);
-    steady_work_ns += acc_cpu_ns() - t0;
+    steady_work_ns += acc_span_ns(t0);
 }
 
 static ACC_METHOD void *sp_Steady_thread(void *arg)
@@ -46,7 +46,7 @@ static ACC_METHOD void *sp_Steady_thread(void *arg)
     uint64_t units = acc_units(2000);
     while (acc_cpu_ns() - t0 < budget_ns / 2)
         sp_Steady_work(units);
-    steady_thread_ns += acc_cpu_ns() - t0;
+    steady_thread_ns += acc_span_ns(t0);
     return NULL;
 }
 

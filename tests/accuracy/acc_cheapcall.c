@@ -76,7 +76,7 @@ static ACC_METHOD void sp_Loop_run(uint64_t units)
         count(&step_ns, step_usual, b - a);
         count(&probe_ns, probe_usual, c - b);
     }
-    int64_t cpu = acc_cpu_ns() - t0;
+    int64_t cpu = acc_span_ns(t0);
     loop_ns += cpu;
     take_off_switched_out((acc_mono_ns() - wall0) - cpu);
 }
@@ -85,7 +85,7 @@ static ACC_METHOD void sp_Other_compute(uint64_t units)
 {
     int64_t t0 = acc_cpu_ns();
     acc_spin(units, 0x5115);
-    other_ns += acc_cpu_ns() - t0;
+    other_ns += acc_span_ns(t0);
 }
 
 static ACC_METHOD int64_t sp_Main_run(uint64_t step_units, uint64_t other_units)
@@ -95,7 +95,7 @@ static ACC_METHOD int64_t sp_Main_run(uint64_t step_units, uint64_t other_units)
         sp_Loop_run(step_units);
         sp_Other_compute(other_units);
     }
-    return acc_cpu_ns() - t0;
+    return acc_span_ns(t0);
 }
 
 /* the fastest of many timed runs of one step (units) or call (units 0) */

@@ -23,14 +23,14 @@ static ACC_METHOD void sp_Timer_tick(int sig)
     (void)sig;
     int64_t t0 = acc_cpu_ns();
     acc_spin(tick_units, 0x9119);
-    tick_ns += acc_cpu_ns() - t0;
+    tick_ns += acc_span_ns(t0);
 }
 
 static ACC_METHOD void sp_Main_compute(uint64_t units)
 {
     int64_t t0 = acc_cpu_ns();
     acc_spin(units, 0x9229);
-    compute_ns += acc_cpu_ns() - t0;
+    compute_ns += acc_span_ns(t0);
 }
 
 static ACC_METHOD int64_t sp_Main_run(void)
@@ -39,7 +39,7 @@ static ACC_METHOD int64_t sp_Main_run(void)
     uint64_t units = acc_units(200);
     while (acc_cpu_ns() - t0 < (int64_t)(acc_budget_s() * 1e9))
         sp_Main_compute(units);
-    return acc_cpu_ns() - t0;
+    return acc_span_ns(t0);
 }
 
 int main(int argc, char **argv)

@@ -11,7 +11,7 @@ static ACC_METHOD uint64_t sp_Tree_leaf(uint64_t units)
 {
     int64_t t0 = acc_cpu_ns();
     acc_spin(units, 0xa00a);
-    leaf_ns += acc_cpu_ns() - t0;
+    leaf_ns += acc_span_ns(t0);
     return acc_sink;
 }
 
@@ -27,14 +27,14 @@ static ACC_METHOD void sp_Deep_run(uint64_t units)
 {
     int64_t t0 = acc_cpu_ns();
     acc_sink += sp_Tree_descend(DEPTH, units);
-    deep_ns += acc_cpu_ns() - t0;
+    deep_ns += acc_span_ns(t0);
 }
 
 static ACC_METHOD void sp_Flat_compute(uint64_t units)
 {
     int64_t t0 = acc_cpu_ns();
     acc_spin(units, 0xa11a);
-    flat_ns += acc_cpu_ns() - t0;
+    flat_ns += acc_span_ns(t0);
 }
 
 static ACC_METHOD int64_t sp_Main_run(void)
@@ -45,7 +45,7 @@ static ACC_METHOD int64_t sp_Main_run(void)
         sp_Deep_run(leaf);
         sp_Flat_compute(flat);
     }
-    return acc_cpu_ns() - t0;
+    return acc_span_ns(t0);
 }
 
 int main(int argc, char **argv)

@@ -85,7 +85,7 @@ static ACC_METHOD void sp_Solo_compute(uint64_t units)
 {
     int64_t t0 = acc_cpu_ns();
     acc_spin(units, 0x6226);
-    solo_ns += acc_cpu_ns() - t0;
+    solo_ns += acc_span_ns(t0);
 }
 
 static ACC_METHOD int64_t sp_Main_run(void)
@@ -100,7 +100,7 @@ static ACC_METHOD int64_t sp_Main_run(void)
         uncount_switched_out((acc_mono_ns() - wall0) - (acc_cpu_ns() - cpu0));
         sp_Solo_compute(solo);
     }
-    return acc_cpu_ns() - t0;
+    return acc_span_ns(t0);
 }
 
 static void make_fiber(ucontext_t *ctx, void (*fn)(void))

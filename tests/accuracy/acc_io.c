@@ -47,7 +47,7 @@ static ACC_METHOD void sp_Writer_emit(void)
     for (int i = 0; i < BLOCKS; i++)
         if (RAW_SYSCALL(SYS_write, fd, block, BLOCK, 0) != BLOCK)
             abort();
-    writer_ns += acc_cpu_ns() - t0;
+    writer_ns += acc_span_ns(t0);
 }
 
 static ACC_METHOD void sp_Reader_load(void)
@@ -58,14 +58,14 @@ static ACC_METHOD void sp_Reader_load(void)
         if (RAW_SYSCALL(SYS_pread64, fd, in, BLOCK, (long)i * BLOCK) != BLOCK)
             abort();
     acc_sink += (uint64_t)in[7];
-    reader_ns += acc_cpu_ns() - t0;
+    reader_ns += acc_span_ns(t0);
 }
 
 static ACC_METHOD void sp_Stats_compute(uint64_t units)
 {
     int64_t t0 = acc_cpu_ns();
     acc_spin(units, 0x1001);
-    stats_ns += acc_cpu_ns() - t0;
+    stats_ns += acc_span_ns(t0);
 }
 
 static ACC_METHOD int64_t sp_Main_run(void)
@@ -85,7 +85,7 @@ static ACC_METHOD int64_t sp_Main_run(void)
         sp_Reader_load();
         rounds++;
     }
-    return acc_cpu_ns() - t0;
+    return acc_span_ns(t0);
 }
 
 int main(int argc, char **argv)

@@ -25,14 +25,14 @@ static ACC_METHOD void sp_Buffer_churn(unsigned round)
         acc_sink += (uint64_t)blocks[i][4096];
         free(blocks[i]);
     }
-    buffer_ns += acc_cpu_ns() - t0;
+    buffer_ns += acc_span_ns(t0);
 }
 
 static ACC_METHOD void sp_Codec_compute(uint64_t units)
 {
     int64_t t0 = acc_cpu_ns();
     acc_spin(units, 0x3003);
-    codec_ns += acc_cpu_ns() - t0;
+    codec_ns += acc_span_ns(t0);
 }
 
 static ACC_METHOD int64_t sp_Main_run(void)
@@ -43,7 +43,7 @@ static ACC_METHOD int64_t sp_Main_run(void)
         sp_Buffer_churn(round);
         sp_Codec_compute(units);
     }
-    return acc_cpu_ns() - t0;
+    return acc_span_ns(t0);
 }
 
 int main(int argc, char **argv)

@@ -15,7 +15,7 @@ static int64_t method_ns[METHODS + 1];
     {                                                                                              \
         int64_t t0 = acc_cpu_ns();                                                                 \
         acc_spin(unit * (50 + i), 0xb000 + i);                                                     \
-        method_ns[i] += acc_cpu_ns() - t0;                                                         \
+        method_ns[i] += acc_span_ns(t0);                                                         \
     }
 #define TEN(d) METHOD(d##0) METHOD(d##1) METHOD(d##2) METHOD(d##3) METHOD(d##4) \
                METHOD(d##5) METHOD(d##6) METHOD(d##7) METHOD(d##8) METHOD(d##9)
@@ -46,7 +46,7 @@ static ACC_METHOD int64_t sp_Main_run(void)
         for (int i = 0; i < METHODS; i++)
             methods[order[i]](unit);
     }
-    return acc_cpu_ns() - t0;
+    return acc_span_ns(t0);
 }
 
 int main(int argc, char **argv)

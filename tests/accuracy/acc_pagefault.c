@@ -25,14 +25,14 @@ static ACC_METHOD void sp_Pager_touch(void)
         acc_sink += (uint64_t)p[PAGE];
         munmap(p, PAGES * PAGE);
     }
-    pager_ns += acc_cpu_ns() - t0;
+    pager_ns += acc_span_ns(t0);
 }
 
 static ACC_METHOD void sp_Layout_compute(uint64_t units)
 {
     int64_t t0 = acc_cpu_ns();
     acc_spin(units, 0x2002);
-    layout_ns += acc_cpu_ns() - t0;
+    layout_ns += acc_span_ns(t0);
 }
 
 static ACC_METHOD int64_t sp_Main_run(void)
@@ -43,7 +43,7 @@ static ACC_METHOD int64_t sp_Main_run(void)
         sp_Pager_touch();
         sp_Layout_compute(units);
     }
-    return acc_cpu_ns() - t0;
+    return acc_span_ns(t0);
 }
 
 /* the thread's system time so far, as the kernel splits its CPU (at each

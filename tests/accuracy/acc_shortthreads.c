@@ -29,7 +29,7 @@ static ACC_METHOD void sp_Steady_compute(uint64_t units)
 {
     int64_t t0 = acc_cpu_ns();
     acc_spin(units, 0x9119);
-    steady_ns += acc_cpu_ns() - t0;
+    steady_ns += acc_span_ns(t0);
 }
 
 static ACC_METHOD int64_t sp_Main_run(void)
@@ -44,7 +44,7 @@ static ACC_METHOD int64_t sp_Main_run(void)
         sp_Steady_compute(steady);
         pthread_join(t, NULL);
     }
-    return acc_cpu_ns() - t0;
+    return acc_span_ns(t0);
 }
 
 int main(int argc, char **argv)

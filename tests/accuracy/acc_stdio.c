@@ -15,14 +15,14 @@ static ACC_METHOD void sp_Report_format(unsigned round)
         int n = snprintf(buf, sizeof buf, "%u:%d %.3f %x", round, (int)(i * 7919u), (double)i / 7.0, i * round);
         acc_sink += (uint64_t)n + (uint64_t)buf[3];
     }
-    report_ns += acc_cpu_ns() - t0;
+    report_ns += acc_span_ns(t0);
 }
 
 static ACC_METHOD void sp_Model_step(uint64_t units)
 {
     int64_t t0 = acc_cpu_ns();
     acc_spin(units, 0x4004);
-    model_ns += acc_cpu_ns() - t0;
+    model_ns += acc_span_ns(t0);
 }
 
 static ACC_METHOD int64_t sp_Main_run(void)
@@ -33,7 +33,7 @@ static ACC_METHOD int64_t sp_Main_run(void)
         sp_Report_format(round);
         sp_Model_step(units);
     }
-    return acc_cpu_ns() - t0;
+    return acc_span_ns(t0);
 }
 
 int main(int argc, char **argv)
