@@ -330,7 +330,7 @@ static void handle_sample(struct sprof_thread *t, const uint8_t *p, uint32_t len
      * the wrapper's user pc. With the tick sampler the kernel's time is
      * the tick's to count. */
     if (kernel_mode || g_sprof.ksample == SPROF_KSAMPLE_PERF) {
-        int nr = sprof_syscall_return(regs[REG_IDX_PC], REG_SYSCALL(regs), 0);
+        int nr = sprof_syscall_return_near(regs[REG_IDX_PC], REG_SYSCALL(regs), 0);
         if (nr >= -1) rec->flags |= sprof_syscall_flags(nr);
         else if (kernel_mode) rec->flags |= SPROF_SAMPLE_KERNEL;
     }
