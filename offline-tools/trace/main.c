@@ -315,7 +315,14 @@ static int info(sprof_trace *t, FILE *o)
                 iv.mode == SPROF_MODE_WALL ? " per wall second, all threads" : " per CPU second");
         fprintf(o, "dropped:         %" PRIu64 " (buffer full)\n", st.samples_dropped);
         fprintf(o, "truncated:       %" PRIu64 " (depth cap %u)\n", st.samples_truncated, iv.max_depth);
-        fprintf(o, "lost signals:    %" PRIu64 "\n", st.signals_lost);
+        fprintf(o, "lost signals:    %" PRIu64, st.signals_lost);
+        /* the cpuclock pacer's lost signals: the draws it forgave (it was
+         * kept off the CPU for more than max(10 periods, 20 ms)), and the
+         * kernel tick sampler's timer overruns */
+        if (st.signals_lost && iv.mechanism == SPROF_MECH_CPUCLOCK_PACED && iv.hz && cpu_s > 0)
+            fprintf(o, " (%.1f%% of the asked samples: draws the pacer forgave after it was kept off the CPU, or tick overruns)",
+                    100.0 * (double)st.signals_lost / (cpu_s * iv.hz));
+        fputc('\n', o);
         print_cpu_accounting(o, &iv, &st, weight, kweight, ksamples);
     } else {
         fprintf(o, "stats:           none recorded (killed before the first STATS record)\n");
