@@ -155,12 +155,16 @@ static int oracle_cfi(void *ctx, uint64_t pc, sprof_cfi_row *row)
      * kernel-mode samples in clone3 unwound from the frame-pointer chain
      * alone, main;sp_Main_run;clone3 without pthread_create (4.5 % of a
      * program that starts short threads). `syscall` changes no register
-     * the CFI tracks: the row that ends at that instruction applies. */
+     * the CFI tracks: the row that ends at that instruction applies. So
+     * does it a few instructions on (the compare and branches after it,
+     * no push or pop), where perf_event's samples of the call land on a
+     * host that takes the interrupt late (SPROF_SYSCALL_SKID_BYTES). */
     uint8_t sc[2];
     uint64_t before;
-    if (pc >= 3 && code_bytes(c, pc - 2, sc, 2) && sc[0] == 0x0f && sc[1] == 0x05 &&
-        cfi_row_at(c, me, pc - 3, row, &before) == 0 && row->hi == before + 1)
-        return 0;
+    for (uint64_t k = 0; k < 16 && pc >= k + 3; k++) /* the syscall at pc - 2 - k */
+        if (code_bytes(c, pc - 2 - k, sc, 2) && sc[0] == 0x0f && sc[1] == 0x05 &&
+            cfi_row_at(c, me, pc - 3 - k, row, &before) == 0 && row->hi == before + 1)
+            return 0;
     sprof_elf_module *elf = sprof_module_elf(me->mod);
     if (!elf || sprof_elf_offset_to_vaddr(elf, pc - me->start + me->file_offset, &vaddr) != 0)
         return -1;
