@@ -55,23 +55,37 @@ for p in $progs; do
     # loaded machine, or a stalled vCPU whose stall the thread's CPU clock
     # counts) are recorded as lost signals: they count towards the rate,
     # which must still be >= 50 % delivered (wordfreq beside the ASan
-    # faults tests on a PVM guest: 72.4 % delivered + 24.0 % forgiven)
-    info=$("$SPROF_BIN/sprof-trace" info "$d/$p.cpuclock.bin")
-    r=$(echo "$info" | sed -n 's/^delivered rate:.*(\([0-9.]*\)% of asked.*/\1/p')
-    lost=$(echo "$info" | sed -n 's/^lost signals: *\([0-9]*\).*/\1/p')
-    cpu_s=$(echo "$info" | sed -n 's/^CPU seconds: *\([0-9.]*\).*/\1/p')
-    hz=$(echo "$info" | sed -n 's/^hz asked: *\([0-9]*\).*/\1/p')
-    f=$(awk -v l="${lost:-0}" -v c="${cpu_s:-0}" -v hz="${hz:-0}" 'BEGIN { printf "%.1f", (c * hz > 0 ? 100 * l / (c * hz) : 0) }')
+    # faults tests on a PVM guest: 72.4 % delivered + 24.0 % forgiven).
+    # A machine loaded enough that the pacer lands remotely for most draws
+    # records "kernel sampling: tick", and says why (template in a CI run
+    # beside another test: 98.1 % + 3.3 %, tick): one more run is allowed,
+    # and both are printed.
     # (a sanitized build's pacer is slower: wordfreq 83.3 % in the ASan stage)
     least=90
     [ "${SPROF_TEST_SANITIZED:-0}" = 1 ] && least=75
-    if echo "$info" | grep -q '^kernel sampling: pacer' &&
-        awk -v r="${r:-0}" -v f="$f" -v l="$least" 'BEGIN { exit !(r >= 50 && r + f >= l) }'; then
-        echo "ok   $p cpuclock: $r% of the asked rate + $f% forgiven, kernel sampled by the pacer"
-    else
-        echo "FAIL: $p cpuclock: ${r:-?}% of the asked rate + $f% forgiven (want >= 50 delivered, >= $least in all), $(echo "$info" | grep '^kernel sampling')"
-        fails=$((fails + 1))
-    fi
+    verdict=
+    for try in 1 2; do
+        if [ "$try" = 2 ]; then
+            # shellcheck disable=SC2086
+            (cd "$d" && SPROF_OUT="$d/$p.cpuclock.bin" SPROF_OVERWRITE=1 SPROF_HZ=4000 SPROF_TIMER=cpuclock \
+                LD_PRELOAD="$SPROF_LIB/libsprof.so" "./$p" $args > /dev/null 2> /dev/null)
+        fi
+        info=$("$SPROF_BIN/sprof-trace" info "$d/$p.cpuclock.bin")
+        r=$(echo "$info" | sed -n 's/^delivered rate:.*(\([0-9.]*\)% of asked.*/\1/p')
+        lost=$(echo "$info" | sed -n 's/^lost signals: *\([0-9]*\).*/\1/p')
+        cpu_s=$(echo "$info" | sed -n 's/^CPU seconds: *\([0-9.]*\).*/\1/p')
+        hz=$(echo "$info" | sed -n 's/^hz asked: *\([0-9]*\).*/\1/p')
+        f=$(awk -v l="${lost:-0}" -v c="${cpu_s:-0}" -v hz="${hz:-0}" 'BEGIN { printf "%.1f", (c * hz > 0 ? 100 * l / (c * hz) : 0) }')
+        line="$p cpuclock: ${r:-?}% of the asked rate + $f% forgiven, $(echo "$info" | grep '^kernel sampling' | cut -c1-60)"
+        if echo "$info" | grep -q '^kernel sampling: pacer' &&
+            awk -v r="${r:-0}" -v f="$f" -v l="$least" 'BEGIN { exit !(r >= 50 && r + f >= l) }'; then
+            verdict="ok   $line${verdict:+ (second run; first: $verdict)}"
+            break
+        fi
+        [ "$try" = 1 ] && verdict=$line || verdict="FAIL: $line (want pacer sampling, >= 50 delivered, >= $least in all; first run: $verdict)"
+    done
+    echo "$verdict"
+    case $verdict in FAIL:*) fails=$((fails + 1)) ;; esac
     "$SPROF_BIN/sprof-top" --json -n 0 "$d/$p.bin" "$d/$p.symmap" > "$d/$p.top.json" 2> /dev/null
     "$SPROF_BIN/sprof-symmap" --dump "$d/$p.symmap" > "$d/$p.dump"
     "$SPROF_BIN/sprof-symmap" --dump "$WORK/cc/$p.symmap" > "$WORK/cc/$p.dump" 2> /dev/null || true
