@@ -113,10 +113,11 @@ run_one() { # PROG CFG HZ ROUND
         own=$("$bin/sprof-trace" dump "$t" 2>/dev/null | sed -n 's/.* own_cpu_ns=\([0-9]*\).*/\1/p' | tail -1)
         info=$("$bin/sprof-trace" info "$t" 2>/dev/null)
         n=$(echo "$info" | awk '/^samples:/ { print $2 }')
-        # delivered % of asked, and lost signals as % of the asked samples
+        # delivered % of asked, and the pacer's forgiven draws as % of the
+        # asked samples (sprof-trace info prints that share under cpuclock)
         dl=$(echo "$info" | awk '/^delivered rate:/ { s = $0; sub(/.*\(/, "", s); sub(/%.*/, "", s); d = s }
-                                 /^lost signals:/ { l = $3 } /^CPU seconds:/ { c = $3 } /^hz asked:/ { h = $3 }
-                                 END { printf "%s %.1f", (d == "" ? "-" : d), (c * h > 0 ? 100 * l / (c * h) : 0) }')
+                                 /^lost signals:.*% of the asked/ { l = $0; sub(/.*\(/, "", l); sub(/%.*/, "", l) }
+                                 END { printf "%s %.1f", (d == "" ? "-" : d), l + 0 }')
         echo "$r $tot $((tot - ${own:-0})) ${n:-0} ${own:-0} $dl" >>"$work/raw/$p.$cfg.$hz"
         "$bin/sprof-fold" --weight=samples "$t" "$exe.symmap" 2>/dev/null >"$work/f.folded" &&
             sprof_shares "$work/f.folded" >"$work/shares/$p.$cfg.$hz.$r" ;;

@@ -487,7 +487,6 @@ SPROF_HIDDEN int sprof_syscall_return(uint64_t pc, uint64_t rcx, int live);
  * landings: its local ones read acc_stdio's methods 1.2-3.0 pp off by cpu
  * weight with it, 0.45-1.6 without (4 runs each), the CPU of user code
  * near the clock reads' returns going with the call's */
-#define SPROF_SYSCALL_SKID_BYTES 16u
 SPROF_HIDDEN int sprof_syscall_return_near(uint64_t pc, uint64_t rcx, int live);
 SPROF_HIDDEN uint32_t sprof_syscall_flags(int nr); /* KERNEL|SYSCALL|number for nr >= -1; 0 for -2 */
 SPROF_HIDDEN int sprof_ktick_thread_start(struct sprof_thread *t);

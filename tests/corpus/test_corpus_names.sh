@@ -72,10 +72,9 @@ for p in $progs; do
         fi
         info=$("$SPROF_BIN/sprof-trace" info "$d/$p.cpuclock.bin")
         r=$(echo "$info" | sed -n 's/^delivered rate:.*(\([0-9.]*\)% of asked.*/\1/p')
-        lost=$(echo "$info" | sed -n 's/^lost signals: *\([0-9]*\).*/\1/p')
-        cpu_s=$(echo "$info" | sed -n 's/^CPU seconds: *\([0-9.]*\).*/\1/p')
-        hz=$(echo "$info" | sed -n 's/^hz asked: *\([0-9]*\).*/\1/p')
-        f=$(awk -v l="${lost:-0}" -v c="${cpu_s:-0}" -v hz="${hz:-0}" 'BEGIN { printf "%.1f", (c * hz > 0 ? 100 * l / (c * hz) : 0) }')
+        # the forgiven share, as sprof-trace info prints it (none: 0)
+        f=$(echo "$info" | sed -n 's/^lost signals: *[0-9]* (\([0-9.]*\)% of the asked samples.*/\1/p')
+        f=${f:-0.0}
         line="$p cpuclock: ${r:-?}% of the asked rate + $f% forgiven, $(echo "$info" | grep '^kernel sampling' | cut -c1-60)"
         if echo "$info" | grep -q '^kernel sampling: pacer' &&
             awk -v r="${r:-0}" -v f="$f" -v l="$least" 'BEGIN { exit !(r >= 50 && r + f >= l) }'; then

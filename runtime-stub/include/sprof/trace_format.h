@@ -141,6 +141,11 @@ enum sprof_sample_flags {
 #define SPROF_SAMPLE_SYSCALL_SHIFT 16
 #define SPROF_SAMPLE_SYSCALL_MASK 0xfffu
 #define SPROF_SAMPLE_SYSCALL_NR(flags) ((int)(((flags) >> SPROF_SAMPLE_SYSCALL_SHIFT) & SPROF_SAMPLE_SYSCALL_MASK) - 1)
+/* A perf_event user-mode sample flagged SYSCALL may lie up to this many
+ * bytes from the call's return address (a host that takes the interrupt
+ * held across sysret a few instructions later): the runtime flags it, the
+ * unwinder applies the row that ends at the `syscall` there too. */
+#define SPROF_SYSCALL_SKID_BYTES 16u
 
 /* How kernel time was sampled (STATS.kernel_sampling). */
 enum sprof_kernel_sampling {

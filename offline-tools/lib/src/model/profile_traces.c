@@ -161,7 +161,7 @@ static int oracle_cfi(void *ctx, uint64_t pc, sprof_cfi_row *row)
      * host that takes the interrupt late (SPROF_SYSCALL_SKID_BYTES). */
     uint8_t sc[2];
     uint64_t before;
-    for (uint64_t k = 0; k < 16 && pc >= k + 3; k++) /* the syscall at pc - 2 - k */
+    for (uint64_t k = 0; k < SPROF_SYSCALL_SKID_BYTES && pc >= k + 3; k++) /* the syscall at pc - 2 - k */
         if (code_bytes(c, pc - 2 - k, sc, 2) && sc[0] == 0x0f && sc[1] == 0x05 &&
             cfi_row_at(c, me, pc - 3 - k, row, &before) == 0 && row->hi == before + 1)
             return 0;
