@@ -83,6 +83,7 @@ struct sprof_config {
     int perf_assist;      /* SPROF_PERF_ASSIST: signal a thread whose stacks no copy holds (perf_assist.c) */
     int kernel;           /* SPROF_KERNEL: enum sprof_kernel_choice */
     int pacer_remote;     /* SPROF_PACER=remote: the cpuclock pacer signals from any CPU (before 2.1) */
+    int writer_remote;    /* SPROF_WRITER=remote: the writer runs wherever the scheduler puts it (output/writer_place.c) */
     int quiet;            /* SPROF_QUIET=1: no line on stderr at exit */
     char pattern[4096]; /* SPROF_OUT before %p expansion (fork children re-expand) */
     /* recording control (record_control.c, docs/runtime.md "Start, stop, windows") */
@@ -198,6 +199,10 @@ struct sprof_thread {
     uint64_t tail_cpu_ns;       /* signal mechanisms: CPU after the last sample, set at exit */
     uint64_t perf_final_count;  /* perf_event: the event's count at exit */
     uint64_t weight_written;    /* writer: weights of this thread's samples written */
+    uint64_t follow_mark;       /* writer: weight_written when it last chose a CPU (output/writer_place.c) */
+    /* 1 + the CPU the thread was last seen on (its perf samples' CPU, the
+     * cpuclock pacer's look), 0: not seen yet */
+    _Atomic int seen_cpu1;
 
     /* perf_event mechanism */
     int perf_fd;
@@ -591,6 +596,11 @@ SPROF_HIDDEN void sprof_signal_silence(void);
 /* writer.c */
 SPROF_HIDDEN int sprof_writer_open(int lazy); /* lazy: create the file at the first flush */
 SPROF_HIDDEN int sprof_writer_start(void);
+/* writer_place.c: the writer runs on the CPU of the thread it drains most
+ * (threads_starting: back to its first affinity; late_ns: how much later
+ * than asked this pass's wake came); reset for a new writer */
+SPROF_HIDDEN void sprof_writer_place(int threads_starting, uint64_t late_ns);
+SPROF_HIDDEN void sprof_writer_place_reset(void);
 /* sprof's own threads (the writer, the sampler): all signals blocked, and
  * glibc's single-thread mode kept for a program that has no thread of its
  * own (host/own_threads.c). So code that runs on them must never call

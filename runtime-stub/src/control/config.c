@@ -142,6 +142,12 @@ int sprof_config_load(struct sprof_config *c)
         if (!strcmp(pacer, "remote")) c->pacer_remote = 1;
         else if (strcmp(pacer, "local") != 0) sprof_warn("SPROF_PACER=%s unknown (local|remote); using local", pacer);
     }
+    const char *writer = secure_getenv("SPROF_WRITER");
+    c->writer_remote = 0;
+    if (writer && *writer) {
+        if (!strcmp(writer, "remote")) c->writer_remote = 1;
+        else if (strcmp(writer, "local") != 0) sprof_warn("SPROF_WRITER=%s unknown (local|remote); using local", writer);
+    }
     sprof_control_config(c);
     sprof_rotate_config(c);
     c->enabled = 1;

@@ -157,7 +157,7 @@ static int paced_kernel_better(void)
 {
     const struct sprof_config *c = &g_sprof.cfg;
     if (c->mode != SPROF_MODE_CPU || c->kernel != SPROF_KERNEL_AUTO) return 0;
-    if (!tick_sampler_safe() || sprof_pacer_realtime(0)) return 0;
+    if (!tick_sampler_safe() || sprof_thread_realtime(0)) return 0;
     return sprof_perf_probe_kernel() != 0;
 }
 

@@ -31,12 +31,14 @@
 #define _GNU_SOURCE
 #include <errno.h>
 #include <pthread.h>
+#include <sched.h>
 #include <signal.h>
 #include <stdint.h>
 #include <unistd.h>
 
 #include <dlfcn.h>
 
+#include "own_pin.h"
 #include "rt_internal.h"
 
 typedef pid_t (*fork_fn)(void);
@@ -120,4 +122,28 @@ SPROF_EXPORT pid_t fork(void)
     if (told_tcb && pid != 0) tcb_clear_multiple_threads();
 #endif
     return pid;
+}
+
+int sprof_own_pin(struct sprof_own_pin *p, int cpu)
+{
+    if (cpu == p->here) return 0;
+    if (cpu < 0) {
+        if (p->have_orig && sched_setaffinity(0, sizeof p->orig, &p->orig) != 0) return -1;
+        p->here = -1;
+        return 0;
+    }
+    if (cpu >= CPU_SETSIZE) return -1;
+    if (!p->have_orig) p->have_orig = sched_getaffinity(0, sizeof p->orig, &p->orig) == 0;
+    cpu_set_t set;
+    CPU_ZERO(&set);
+    CPU_SET(cpu, &set);
+    if (sched_setaffinity(0, sizeof set, &set) != 0) return -1;
+    p->here = cpu;
+    return 0;
+}
+
+int sprof_thread_realtime(uint32_t tid)
+{
+    int pol = sched_getscheduler((pid_t)tid);
+    return pol == SCHED_FIFO || pol == SCHED_RR || pol == 6 /* SCHED_DEADLINE */;
 }

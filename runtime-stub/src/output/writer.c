@@ -793,6 +793,7 @@ static void *writer_main(void *arg)
 {
     (void)arg;
     prctl(PR_SET_NAME, "sprof-writer");
+    sprof_writer_place_reset();
     const uint64_t base_period = writer_period_ns();
     /* the first passes soon (the period then doubles towards the first
      * guess while the rings stay nearly empty): a thread whose samples need
@@ -840,6 +841,7 @@ static void *writer_main(void *arg)
             next_maps = now + (took * 1000u > SPROF_MAPS_EVERY_NS ? took * 1000u : SPROF_MAPS_EVERY_NS);
         }
         period = adapt_period(period, base_period, sprof_drain_all());
+        sprof_writer_place(attach_poll_until > now, now > wake_at ? now - wake_at : 0);
         uint64_t hint = atomic_exchange(&g_sprof.writer_period_hint, 0);
         if (hint && hint < period) {
             period = hint; /* a larger stack copy (perf_adapt.c) */

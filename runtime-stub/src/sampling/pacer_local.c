@@ -54,22 +54,11 @@ void sprof_pacer_short_slice(void)
 void sprof_pacer_move(struct sprof_pacer_place *pl, int cpu)
 {
     pl->settled = 0;
-    if (cpu == pl->here) return;
-    cpu_set_t set;
-    if (cpu < 0 || cpu >= CPU_SETSIZE) {
-        pl->ok = 0;
-        atomic_store(&g_sprof.pacer_local_ok, 0);
-        return;
-    }
-    if (!pl->have_orig) pl->have_orig = sched_getaffinity(0, sizeof pl->orig, &pl->orig) == 0;
-    CPU_ZERO(&set);
-    CPU_SET(cpu, &set);
-    if (sched_setaffinity(0, sizeof set, &set) != 0) {
+    if (cpu == pl->pin.here) return;
+    if (cpu < 0 || sprof_own_pin(&pl->pin, cpu) != 0) {
         pl->ok = 0; /* outside our cpuset: signal from wherever we are */
         atomic_store(&g_sprof.pacer_local_ok, 0);
-        return;
     }
-    pl->here = cpu;
 }
 
 /* A due point drawn at random within each period of the thread's CPU
@@ -94,11 +83,5 @@ void sprof_pacer_note_wake(struct sprof_pacer_place *pl, uint64_t late_ns, uint6
     pl->ok = 0;
     pl->settled = 0;
     atomic_store(&g_sprof.pacer_local_ok, 0);
-    if (pl->have_orig) sched_setaffinity(0, sizeof pl->orig, &pl->orig);
-}
-
-int sprof_pacer_realtime(uint32_t tid)
-{
-    int pol = sched_getscheduler((pid_t)tid);
-    return pol == SCHED_FIFO || pol == SCHED_RR || pol == 6 /* SCHED_DEADLINE */;
+    sprof_own_pin(&pl->pin, -1);
 }

@@ -6,16 +6,15 @@
 #include <sched.h>
 #include <stdint.h>
 
+#include "host/own_pin.h"
 #include "rt_internal.h"
 
 struct sprof_pacer_place {
     int ok;      /* moving works (not SPROF_PACER=remote, sched_setaffinity accepted) */
-    int here;    /* the CPU the pacer is pinned to, -1 before the first move */
+    struct sprof_own_pin pin; /* pin.here: the CPU it is pinned to, -1 before the first move */
     int settled; /* its last wake there was its own timer's */
     int home;    /* the slot of the thread it follows: the one that ran most lately */
     int starved; /* wakes in a row far later than asked */
-    int have_orig;
-    cpu_set_t orig; /* its affinity before it first moved */
 };
 
 /* Ask for the shortest custom slice, so that the pacer's wake preempts. */
@@ -27,9 +26,6 @@ SPROF_HIDDEN void sprof_pacer_move(struct sprof_pacer_place *pl, int cpu);
  * another program there never yields): it goes back to its first affinity
  * and signals from wherever it runs. */
 SPROF_HIDDEN void sprof_pacer_note_wake(struct sprof_pacer_place *pl, uint64_t late_ns, uint64_t period);
-/* Does thread tid run under a real-time policy? The pacer never moves to
- * its CPU: there it could not preempt it, nor run at all until it yields. */
-SPROF_HIDDEN int sprof_pacer_realtime(uint32_t tid);
 /* A uniform draw in [0, period) (xorshift64 state *rng). */
 SPROF_HIDDEN uint64_t sprof_pacer_jitter(uint64_t *rng, uint64_t period);
 

@@ -85,8 +85,9 @@ static int open_event(int kernel, pid_t tid, uint32_t stack_bytes)
     a.type = PERF_TYPE_SOFTWARE;
     a.config = PERF_COUNT_SW_TASK_CLOCK;
     a.sample_period = g_sprof.period_ns;
-    a.sample_type = PERF_SAMPLE_TID | PERF_SAMPLE_TIME | PERF_SAMPLE_READ | PERF_SAMPLE_CALLCHAIN |
-                    PERF_SAMPLE_REGS_USER | PERF_SAMPLE_STACK_USER;
+    /* CPU: where the thread runs, for the writer to run there too (output/writer_place.c) */
+    a.sample_type = PERF_SAMPLE_TID | PERF_SAMPLE_TIME | PERF_SAMPLE_CPU | PERF_SAMPLE_READ |
+                    PERF_SAMPLE_CALLCHAIN | PERF_SAMPLE_REGS_USER | PERF_SAMPLE_STACK_USER;
     a.read_format = 0;
     a.sample_regs_user = REG_MASK;
     a.sample_stack_user = stack_bytes;
@@ -266,11 +267,12 @@ static void handle_sample(struct sprof_thread *t, const uint8_t *p, uint32_t len
 {
     const uint8_t *end = p + len;
 #define TAKE(dst) do { if ((size_t)(end - p) < sizeof(dst)) return; memcpy(&(dst), p, sizeof(dst)); p += sizeof(dst); } while (0)
-    uint32_t pid, tid;
+    uint32_t pid, tid, cpu[2]; /* cpu, reserved */
     uint64_t time, value, nr;
     TAKE(pid);
     TAKE(tid);
     TAKE(time);
+    TAKE(cpu);
     TAKE(value);
     TAKE(nr);
     if (nr > (uint64_t)(end - p) / 8) return;
@@ -294,6 +296,7 @@ static void handle_sample(struct sprof_thread *t, const uint8_t *p, uint32_t len
     }
 #undef TAKE
     (void)pid;
+    atomic_store_explicit(&t->seen_cpu1, (int)cpu[0] + 1, memory_order_relaxed);
     /* user chain: skip context markers; first user entry is the pc itself */
     uint64_t kchain[512];
     uint32_t nk = 0, nuser = 0;

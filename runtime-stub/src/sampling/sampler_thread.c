@@ -157,7 +157,7 @@ static void pace_cpuclock(void)
     const uint64_t max_debt = 10 * period > 20000000ull ? 10 * period : 20000000ull;
     /* local pacing's shortest sleep: long enough for the thread to run on */
     const uint64_t settle = period / 16 < 20000 ? 20000 : period / 16 > 200000 ? 200000 : period / 16;
-    struct sprof_pacer_place pl = {.ok = !g_sprof.cfg.pacer_remote, .here = -1, .settled = 0, .home = -1};
+    struct sprof_pacer_place pl = {.ok = !g_sprof.cfg.pacer_remote, .pin = {.here = -1}, .settled = 0, .home = -1};
     uint64_t rng = sprof_now_ns(CLOCK_MONOTONIC) | 1;
     atomic_store(&g_sprof.pacer_local_ok, pl.ok);
     if (pl.ok) sprof_pacer_short_slice();
@@ -207,6 +207,7 @@ static void pace_cpuclock(void)
             int due = cpu + tol >= t->pacer_next_cpu_ns, retry = atomic_load_explicit(&t->pacer_retry, memory_order_relaxed);
             int tcpu = -1, local = 0, send = (due || retry) && !atomic_load(&t->pending) &&
                                              (sprof_fd_load(&p->stat_fd) < 0 || thread_state(p, &faults, &tcpu) == 'R');
+            if (tcpu >= 0) atomic_store_explicit(&t->seen_cpu1, tcpu + 1, memory_order_relaxed); /* the writer's too */
             /* Stopped by our timer: it ran all the time we slept (less a
              * few us: the pacer's own way into its sleep). One that another
              * thread of the program had preempted, or that had blocked and
@@ -222,13 +223,13 @@ static void pace_cpuclock(void)
                 /* On its CPU: signal it once our timer stopped it. The thread
                  * the pacer follows, elsewhere: go there. Others elsewhere:
                  * signal them from here (remote, as before 2.1). */
-                local = tcpu == pl.here && pl.settled && ran_on;
+                local = tcpu == pl.pin.here && pl.settled && ran_on;
                 if (local || t->pacer_misses >= SPROF_PACER_MAX_MISSES) {
                     send = 1; /* local, or remote after that many misses in a row */
-                } else if (tcpu == pl.here) {
+                } else if (tcpu == pl.pin.here) {
                     send = 0; /* wait for our timer to stop it */
                     t->pacer_misses++;
-                } else if (i == pl.home && !sprof_pacer_realtime(t->tid)) {
+                } else if (i == pl.home && !sprof_thread_realtime(t->tid)) {
                     if (move_to < 0) move_to = tcpu;
                     send = 0;
                 } /* else: signalled from here, landing late (signal_sampler.c's pacer_weight) */
@@ -309,7 +310,7 @@ static void pace_cpuclock(void)
          * (10-20 us on one host, 43 us on another: pacer_aim.c) did not
          * preempt at once, and the thread ran on to a later scheduling
          * point, which system calls are: neither is a draw. */
-        pl.settled = sprof_pacer_aim_woke(&aim, late, pl.ok && !kicked && sched_getcpu() == pl.here);
+        pl.settled = sprof_pacer_aim_woke(&aim, late, pl.ok && !kicked && sched_getcpu() == pl.pin.here);
     }
 }
 
