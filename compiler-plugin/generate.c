@@ -730,6 +730,59 @@ static int looks_like_spinel(const sprof_elf_info *elf)
     return 0;
 }
 
+/* dir (at most len - 1 bytes) of path; "." for a bare name */
+static void dir_of(const char *path, char *dir, size_t len)
+{
+    const char *slash = strrchr(path, '/');
+    snprintf(dir, len, "%.*s", slash ? (int)(slash - path) : 1, slash ? path : ".");
+}
+
+/* The .rb files the map names, read for the exact extent of each method
+ * (blocks are placed in the method whose def..end holds their lines):
+ * where the map says, else beside the binary, beside the map, beside the
+ * C sources the DWARF line tables name (the generated C of a program built
+ * outside its source tree, as examples/build.sh does; a wrong file there
+ * is refused: its defs must be at the map's lines), or in the current
+ * directory. Without the source a method is taken to run
+ * to the next def, and the blocks placed so are marked guessed. */
+static void read_rb_sources(gen *g)
+{
+    enum { MAX_DIRS = 3 + 16 };
+    char dirbuf[MAX_DIRS][4096];
+    const char *dirs[MAX_DIRS];
+    size_t nd = 0;
+    dir_of(g->o->binary, dirbuf[nd], sizeof dirbuf[nd]);
+    dirs[nd] = dirbuf[nd];
+    nd++;
+    if (g->map.json_path) {
+        dir_of(g->map.json_path, dirbuf[nd], sizeof dirbuf[nd]);
+        dirs[nd] = dirbuf[nd];
+        nd++;
+    }
+    const char *last = NULL;
+    for (size_t i = 0; g->have_dwarf && i < g->dw.nlines && nd < MAX_DIRS - 1; i++) {
+        const char *f = g->dw.lines[i].file;
+        if (!f || f == last)
+            continue;
+        last = f;
+        size_t n = strlen(f);
+        if (n < 3 || strcmp(f + n - 2, ".c") != 0)
+            continue;
+        char d[4096];
+        dir_of(f, d, sizeof d);
+        size_t k = 0;
+        while (k < nd && strcmp(dirs[k], d) != 0)
+            k++;
+        if (k < nd)
+            continue;
+        snprintf(dirbuf[nd], sizeof dirbuf[nd], "%s", d);
+        dirs[nd] = dirbuf[nd];
+        nd++;
+    }
+    dirs[nd++] = ".";
+    sprof_name_map_read_sources(&g->map, dirs, nd);
+}
+
 /* No Spinel map and no C sources: every Ruby name is a guess from a C
  * name. Say so, and how each Spinel writes the map (docs/spinel.md). */
 static void no_map_note(const char *binary)
@@ -764,24 +817,6 @@ int sprof_generate(const sprof_gen_options *o, char *err, size_t errlen)
     if (load_names(&g, err, errlen) < 0)
         goto out;
     sprof_name_map_index(&g.map);
-    {
-        /* Mapped .rb files: as the map writes them, else beside the binary,
-         * the map, the C sources, or in the current directory. */
-        char bdir[4096], mdir[4096];
-        const char *dirs[3 + 16];
-        size_t nd = 0;
-        const char *slash = strrchr(o->binary, '/');
-        snprintf(bdir, sizeof bdir, "%.*s", slash ? (int)(slash - o->binary) : 1, slash ? o->binary : ".");
-        dirs[nd++] = bdir;
-        if (g.map.json_path) {
-            const char *ms = strrchr(g.map.json_path, '/');
-            snprintf(mdir, sizeof mdir, "%.*s", ms ? (int)(ms - g.map.json_path) : 1,
-                     ms ? g.map.json_path : ".");
-            dirs[nd++] = mdir;
-        }
-        dirs[nd++] = ".";
-        sprof_name_map_read_sources(&g.map, dirs, nd);
-    }
 
     char derr[512];
     int dr;
@@ -802,6 +837,7 @@ int sprof_generate(const sprof_gen_options *o, char *err, size_t errlen)
                 " lines; rebuild with -g)\n",
                 o->binary);
     g.have_dwarf = dr > 0;
+    read_rb_sources(&g);
     count_absent_rows(&g);
     map_verdict(&g);
     /* under --quiet only for a Spinel program (sprof-cc passes it on) */

@@ -47,6 +47,17 @@ cmd_build() {
   [ -n "$a" ] && [ -n "$v" ] || fail "the example has no GNU build-id"
   [ "$a" != "$v" ] || fail "the rebuilt variant has the same build-id $a"
   echo "e2e: built app-rt ($a), app ($(build_id "$work/app")), variant/app-rt ($v)"
+  # built outside its source tree: app.rb is found beside the generated C
+  # (the DWARF line tables name it), so the worker's block is placed in the
+  # method whose def..end holds it, not guessed
+  local blk
+  blk=$("$SPROF_BIN/sprof-symmap" --dump "$work/app-rt.symmap" | grep ' _sp_proc_fn_1 ' || true)
+  echo "e2e: worker block: ${blk:-not found}"
+  case $blk in
+    *"block in Pipeline#run"*guessed*|"") fail "the worker block's method is not known exactly: $blk" ;;
+    *"block in Pipeline#run"*) ;;
+    *) fail "the worker block is misnamed: $blk" ;;
+  esac
 }
 
 cmd_profile() {
