@@ -597,9 +597,9 @@ SPROF_HIDDEN void sprof_signal_silence(void);
 SPROF_HIDDEN int sprof_writer_open(int lazy); /* lazy: create the file at the first flush */
 SPROF_HIDDEN int sprof_writer_start(void);
 /* writer_place.c: the writer runs on the CPU of the thread it drains most
- * (threads_starting: back to its first affinity; late_ns: how much later
- * than asked this pass's wake came); reset for a new writer */
-SPROF_HIDDEN void sprof_writer_place(int threads_starting, uint64_t late_ns);
+ * (prompt: back to its first affinity, to run soonest; late_ns: how much
+ * later than asked this pass's wake came); reset for a new writer */
+SPROF_HIDDEN void sprof_writer_place(int prompt, uint64_t late_ns);
 SPROF_HIDDEN void sprof_writer_place_reset(void);
 /* sprof's own threads (the writer, the sampler): all signals blocked, and
  * glibc's single-thread mode kept for a program that has no thread of its

@@ -841,12 +841,15 @@ static void *writer_main(void *arg)
             next_maps = now + (took * 1000u > SPROF_MAPS_EVERY_NS ? took * 1000u : SPROF_MAPS_EVERY_NS);
         }
         period = adapt_period(period, base_period, sprof_drain_all());
-        sprof_writer_place(attach_poll_until > now, now > wake_at ? now - wake_at : 0);
         uint64_t hint = atomic_exchange(&g_sprof.writer_period_hint, 0);
         if (hint && hint < period) {
             period = hint; /* a larger stack copy (perf_adapt.c) */
             next = now + period;
         }
+        /* beside the program only in its steady rhythm: while it must be
+         * prompt (threads starting, its first passes, a ring filling up, a
+         * stack copy to grow) it runs wherever it can run soonest */
+        sprof_writer_place(attach_poll_until > now || period < base_period, now > wake_at ? now - wake_at : 0);
         /* a program that took the signal: stop sending it at once (one
          * sigaction call a pass); one that blocks it: say so */
         if (!sprof_signal_still_ours()) sprof_signal_silence();
