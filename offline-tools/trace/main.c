@@ -93,6 +93,7 @@ static void dump_record(FILE *o, uint64_t off, const sprof_trace_record *r)
             memcpy(&val, &v->cand_val[i], 8);
             memcpy(&co, &v->cand_off[i], 4);
             if (co == SPROF_CAND_REBASE) fprintf(o, " @0x%" PRIx64 ":", val); /* a second segment from there */
+            else if (co == SPROF_CAND_RBX) fprintf(o, " rbx=0x%" PRIx64, val);
             else fprintf(o, " %u=0x%" PRIx64, co, val);
         }
         fputc('\n', o);

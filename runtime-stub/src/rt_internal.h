@@ -387,7 +387,14 @@ SPROF_HIDDEN uint64_t sprof_ring_drain(struct sprof_ring *r, void (*fn)(const vo
 /* Consumer: how full the ring is, in 256ths of its capacity. */
 SPROF_HIDDEN uint32_t sprof_ring_fill_256(const struct sprof_ring *r);
 
-/* exec_table.c: executable ranges, lock-free for readers */
+/* exec_table.c: executable ranges, lock-free for readers. STABLE: mapped
+ * from a file when the runtime started (the program, its libraries, the
+ * vDSO), there until exit. VOLATILE: mapped since (dlopen, a JIT) or
+ * anonymous: dlclose or munmap may take it away before the table is read
+ * again, so its bytes are read only through sprof_code_read (a system call
+ * that fails instead of faulting). */
+enum { SPROF_EXEC_NONE = 0, SPROF_EXEC_STABLE = 1, SPROF_EXEC_VOLATILE = 2 };
+SPROF_HIDDEN int sprof_exec_kind(uint64_t addr);
 SPROF_HIDDEN int sprof_is_exec(uint64_t addr);
 /* A walker's memo of sprof_is_exec answers per page, valid for one version
  * of the table (the unwinder asks about hundreds of words per sample, most
@@ -414,12 +421,13 @@ struct sprof_top_memo {
 #define SPROF_FRAMED_SLOTS 64u
 struct sprof_exec_cache {
     uint64_t check;                            /* gen ^ SPROF_EXEC_CACHE_MAGIC when valid */
-    uint64_t tag[SPROF_EXEC_CACHE_SLOTS];      /* (page << 1 | answer) + 1; 0 = empty */
+    uint64_t tag[SPROF_EXEC_CACHE_SLOTS];      /* (page << 2 | kind) + 1; 0 = empty */
     uint64_t framed[SPROF_FRAMED_SLOTS];       /* return addresses into frame-pointer code (0 = empty) */
     uint64_t root_rec, root_ret;               /* the thread's outermost record and its return address */
     struct sprof_top_memo top;                 /* the words above the outermost record (top_region) */
 };
 SPROF_HIDDEN int sprof_is_exec_cached(struct sprof_exec_cache *c, uint64_t addr);
+SPROF_HIDDEN int sprof_exec_kind_cached(struct sprof_exec_cache *c, uint64_t addr);
 /* Return addresses whose caller keeps a frame record: the stack between the
  * record holding ret and the next one held no code address when scanned
  * (a frameless caller always leaves its own return address there). Dropped
@@ -433,7 +441,7 @@ SPROF_HIDDEN void sprof_root_note(struct sprof_exec_cache *c, uint64_t rec, uint
 /* The memo of the words above the outermost record (valid for the current
  * table generation; empty after a change of the executable ranges). */
 SPROF_HIDDEN struct sprof_top_memo *sprof_top_memo_of(struct sprof_exec_cache *c);
-SPROF_HIDDEN void sprof_exec_table_publish(const uint64_t *ranges, uint32_t n);
+SPROF_HIDDEN void sprof_exec_table_publish(const uint64_t *ranges, const uint8_t *kinds, uint32_t n);
 
 /* maps.c */
 SPROF_HIDDEN int sprof_maps_scan(int emit_records); /* updates exec table; emits new MAPPINGs */
@@ -470,11 +478,17 @@ SPROF_HIDDEN uint32_t sprof_max_record_size(uint32_t max_depth);
 SPROF_HIDDEN uint32_t sprof_add_interrupted_stack(struct sprof_rec_sample *rec, uint32_t cap,
                                                   struct sprof_walk_mem *m, uint64_t thr_lo, uint64_t thr_hi,
                                                   uint32_t max_depth);
+/* rbx as a SPROF_CAND_RBX word when pc is in the dynamic linker and rbx
+ * points into [sp, stack_hi): returns the new size (rec->h.size if none) */
+SPROF_HIDDEN uint32_t sprof_add_rbx(struct sprof_rec_sample *rec, uint32_t cap, uint64_t rbx, uint64_t stack_hi);
+/* perf_sampler.c (sprof_perf_locate_code): pc in the dynamic linker's code? */
+SPROF_HIDDEN int sprof_in_dynamic_linker(uint64_t pc);
 /* does the sample's stack return into the signal-return trampoline? */
 SPROF_HIDDEN int sprof_rec_has_sigframe(const struct sprof_rec_sample *rec);
 /* buffer size sprof_walk / sprof_build_from_dump need (record + work arrays) */
 SPROF_HIDDEN uint32_t sprof_scratch_size(uint32_t max_depth);
 SPROF_HIDDEN void sprof_regs_from_ucontext(void *uc, uint64_t *pc, uint64_t *sp, uint64_t *fp);
+SPROF_HIDDEN uint64_t sprof_rbx_from_ucontext(void *uc);
 SPROF_HIDDEN int sprof_interrupted_syscall(void *uc, uint64_t pc);
 SPROF_HIDDEN uint64_t sprof_syscall_reg_from_ucontext(void *uc);
 SPROF_HIDDEN void sprof_syscall_reg_clear(void *uc);

@@ -169,6 +169,12 @@ enum sprof_kernel_sampling {
  * offsets from that base (a second stack segment: the interrupted stack
  * below a signal handler that runs on an alternate signal stack). */
 #define SPROF_CAND_REBASE 0xffffffffu
+/* (2.5) A candidate whose offset is SPROF_CAND_RBX is not a stack word
+ * either: its value is rbx at the sample. Recorded only when the pc is in
+ * the dynamic linker and rbx points into the stack above sp: its
+ * lazy-binding trampoline (_dl_runtime_resolve) keeps its CFA in rbx. At
+ * most one, never in a stack another one shares. */
+#define SPROF_CAND_RBX 0xfffffffeu
 
 /* One sample. Layout after the fixed part, each array 8-byte padded:
  *   uint64_t ret[nframes];      return addresses of the frame-pointer chain,

@@ -283,7 +283,7 @@ static int64_t stack_index(const struct sprof_rec_sample *s, const struct stored
     memcpy(n + 1, body, blen);
     struct arrays a = arrays_of(body, s->nframes, s->ncand);
     for (uint32_t c = 0; c < s->ncand; c++)
-        if (a.coff[c] == SPROF_CAND_REBASE) n->has_rebase = 1;
+        if (a.coff[c] == SPROF_CAND_REBASE || a.coff[c] == SPROF_CAND_RBX) n->has_rebase = 1;
     uint32_t rec = encode_stack(n, s->tid);
     if (!rec) return -1;
     sprof_out_raw(encoded, rec);

@@ -12,6 +12,7 @@
 #include <linux/perf_event.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/auxv.h>
 #include <sys/ioctl.h>
 #include <sys/mman.h>
 #include <sys/syscall.h>
@@ -22,20 +23,23 @@
 #if defined(__x86_64__)
 #include <asm/perf_regs.h>
 #define REG_MASK                                                                                    \
-    ((1ull << PERF_REG_X86_CX) | (1ull << PERF_REG_X86_BP) | (1ull << PERF_REG_X86_SP) |           \
-     (1ull << PERF_REG_X86_IP))
-/* values come in bit order: cx (2), bp (6), sp (7), ip (8); cx tells a
- * system-call entry (it holds the return address) from a fault */
-#define REG_COUNT 4
-#define REG_SYSCALL(regs) ((regs)[0]) /* cx */
-#define REG_IDX_FP 1
-#define REG_IDX_SP 2
-#define REG_IDX_PC 3
+    ((1ull << PERF_REG_X86_BX) | (1ull << PERF_REG_X86_CX) | (1ull << PERF_REG_X86_BP) |           \
+     (1ull << PERF_REG_X86_SP) | (1ull << PERF_REG_X86_IP))
+/* values come in bit order: bx (1), cx (2), bp (6), sp (7), ip (8); cx tells
+ * a system-call entry (it holds the return address) from a fault; bx is the
+ * CFA base of ld.so's lazy-binding trampoline (sprof_add_rbx) */
+#define REG_COUNT 5
+#define REG_SYSCALL(regs) ((regs)[1]) /* cx */
+#define REG_BX(regs) ((regs)[0])
+#define REG_IDX_FP 2
+#define REG_IDX_SP 3
+#define REG_IDX_PC 4
 #elif defined(__aarch64__)
 #include <asm/perf_regs.h>
 #define REG_MASK ((1ull << PERF_REG_ARM64_X29) | (1ull << PERF_REG_ARM64_SP) | (1ull << PERF_REG_ARM64_PC))
 #define REG_COUNT 3
 #define REG_SYSCALL(regs) 0 /* no system-call fingerprint (sprof_syscall_return: x86-64 only) */
+#define REG_BX(regs) 0
 #define REG_IDX_FP 0
 #define REG_IDX_SP 1
 #define REG_IDX_PC 2
@@ -215,12 +219,15 @@ static uint64_t sample_weight(const struct sprof_thread *t, uint64_t delta)
  * pthread_create wrapper sits at the root of every thread the program
  * starts: a root frame of ours alone does not count). */
 static uint64_t own_lo, own_hi, exe_lo, exe_hi;
+/* the dynamic linker's code (its load bias is AT_BASE; none in a static program) */
+static uint64_t ldso_lo, ldso_hi;
 
 static int find_text(struct dl_phdr_info *info, size_t size, void *data)
 {
     (void)size;
     uint64_t self = (uint64_t)(uintptr_t)data;
     int program = !info->dlpi_name || !info->dlpi_name[0];
+    uint64_t ldso_base = getauxval(AT_BASE);
     for (int i = 0; i < info->dlpi_phnum; i++) {
         const ElfW(Phdr) *ph = &info->dlpi_phdr[i];
         if (ph->p_type != PT_LOAD || !(ph->p_flags & PF_X)) continue;
@@ -233,6 +240,10 @@ static int find_text(struct dl_phdr_info *info, size_t size, void *data)
             own_lo = lo;
             own_hi = hi;
         }
+        if (!program && ldso_base && info->dlpi_addr == ldso_base && !ldso_hi) {
+            ldso_lo = lo;
+            ldso_hi = hi;
+        }
     }
     return 0;
 }
@@ -241,8 +252,13 @@ static int find_text(struct dl_phdr_info *info, size_t size, void *data)
  * lock, which sprof's own threads never take (sprof_own_thread_create). */
 void sprof_perf_locate_code(void)
 {
-    own_lo = own_hi = exe_lo = exe_hi = 0;
+    own_lo = own_hi = exe_lo = exe_hi = ldso_lo = ldso_hi = 0;
     dl_iterate_phdr(find_text, (void *)(uintptr_t)&find_text);
+}
+
+int sprof_in_dynamic_linker(uint64_t pc)
+{
+    return pc >= ldso_lo && pc < ldso_hi;
 }
 
 static int in(uint64_t a, uint64_t lo, uint64_t hi)
@@ -357,6 +373,7 @@ static void handle_sample(struct sprof_thread *t, const uint8_t *p, uint32_t len
         if (joined) size = joined;
     }
     sprof_perf_note_reach(t, rec);
+    size = sprof_add_rbx(rec, rec_cap, REG_BX(regs), stack_hi); /* after: it is no stack word */
     sprof_count_sample(t, rec);
     sprof_out_append(rec, size);
 }

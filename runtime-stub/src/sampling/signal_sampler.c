@@ -298,6 +298,7 @@ static void on_prof_signal(int sig, siginfo_t *si, void *uc)
     }
     if (rec->flags & SPROF_SAMPLE_OFF_STACK)
         size = sprof_add_interrupted_stack(rec, t->scratch_cap, &m, t->stack_lo, t->stack_hi, g_sprof.cfg.max_depth);
+    size = sprof_add_rbx(rec, t->scratch_cap, sprof_rbx_from_ucontext(uc), m.stack_hi);
     if (rec->weight_ns || !label_ns) emit_record(t, rec, size);
     if (label_ns) { /* the kernel's part of a local landing, at the same stack */
         rec->flags |= label_flags;

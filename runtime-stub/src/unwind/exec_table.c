@@ -11,13 +11,14 @@
 #define EXEC_MAX 4096
 
 static uint64_t tab[2][EXEC_MAX][2];
+static uint8_t tab_kind[2][EXEC_MAX]; /* SPROF_EXEC_STABLE or SPROF_EXEC_VOLATILE */
 static _Atomic uint32_t tab_n[2];
 static _Atomic uint32_t cur;
 static _Atomic uint64_t tab_gen; /* bumped by every publish: invalidates the walkers' memos */
 
 #define SPROF_EXEC_CACHE_MAGIC 0x5350524f46584543ull
 
-int sprof_is_exec(uint64_t addr)
+int sprof_exec_kind(uint64_t addr)
 {
     uint32_t c = atomic_load_explicit(&cur, memory_order_acquire) & 1;
     uint32_t n = atomic_load_explicit(&tab_n[c], memory_order_relaxed);
@@ -27,9 +28,14 @@ int sprof_is_exec(uint64_t addr)
         uint32_t mid = (lo + hi) / 2;
         if (addr < tab[c][mid][0]) hi = mid;
         else if (addr >= tab[c][mid][1]) lo = mid + 1;
-        else return 1;
+        else return tab_kind[c][mid] == SPROF_EXEC_STABLE ? SPROF_EXEC_STABLE : SPROF_EXEC_VOLATILE;
     }
-    return 0;
+    return SPROF_EXEC_NONE;
+}
+
+int sprof_is_exec(uint64_t addr)
+{
+    return sprof_exec_kind(addr) != SPROF_EXEC_NONE;
 }
 
 /* the memos are valid for one table generation */
@@ -83,6 +89,11 @@ struct sprof_top_memo *sprof_top_memo_of(struct sprof_exec_cache *c)
 
 int sprof_is_exec_cached(struct sprof_exec_cache *c, uint64_t addr)
 {
+    return sprof_exec_kind_cached(c, addr) != SPROF_EXEC_NONE;
+}
+
+int sprof_exec_kind_cached(struct sprof_exec_cache *c, uint64_t addr)
+{
     /* most words a candidate scan reads (counts, sizes, flags, data) lie
      * outside every executable range: no hash, no memo for those */
     uint32_t t_cur = atomic_load_explicit(&cur, memory_order_acquire) & 1;
@@ -92,34 +103,36 @@ int sprof_is_exec_cached(struct sprof_exec_cache *c, uint64_t addr)
     uint64_t page = addr >> 12;
     uint32_t slot = (uint32_t)((page * 0x9E3779B97F4A7C15ull) >> 57) & (SPROF_EXEC_CACHE_SLOTS - 1);
     uint64_t t = c->tag[slot];
-    if (t && ((t - 1) >> 1) == page) return (int)((t - 1) & 1);
-    int r = sprof_is_exec(addr);
-    c->tag[slot] = ((page << 1) | (uint64_t)r) + 1;
+    if (t && ((t - 1) >> 2) == page) return (int)((t - 1) & 3);
+    int r = sprof_exec_kind(addr);
+    c->tag[slot] = ((page << 2) | (uint64_t)r) + 1;
     return r;
 }
 
 /* The table handlers read now holds exactly these ranges. */
-static int same_as_current(const uint64_t *ranges, uint32_t n)
+static int same_as_current(const uint64_t *ranges, const uint8_t *kinds, uint32_t n)
 {
     uint32_t c = atomic_load(&cur) & 1;
     if (atomic_load(&tab_n[c]) != n) return 0;
     for (uint32_t i = 0; i < n; i++)
-        if (tab[c][i][0] != ranges[2 * i] || tab[c][i][1] != ranges[2 * i + 1]) return 0;
+        if (tab[c][i][0] != ranges[2 * i] || tab[c][i][1] != ranges[2 * i + 1] || tab_kind[c][i] != kinds[i])
+            return 0;
     return 1;
 }
 
 /* ranges: n sorted [start, end) pairs. The maps are read every 100 ms; a
  * flip happens only when they changed, so a handler never sees two flips
  * while it reads one table. */
-void sprof_exec_table_publish(const uint64_t *ranges, uint32_t n)
+void sprof_exec_table_publish(const uint64_t *ranges, const uint8_t *kinds, uint32_t n)
 {
     if (n > EXEC_MAX) n = EXEC_MAX;
-    if (same_as_current(ranges, n)) return;
+    if (same_as_current(ranges, kinds, n)) return;
     uint32_t next = (atomic_load(&cur) + 1) & 1;
     atomic_store(&tab_n[next], 0);
     for (uint32_t i = 0; i < n; i++) {
         tab[next][i][0] = ranges[2 * i];
         tab[next][i][1] = ranges[2 * i + 1];
+        tab_kind[next][i] = kinds[i];
     }
     atomic_store(&tab_n[next], n);
     atomic_store_explicit(&cur, next, memory_order_release);

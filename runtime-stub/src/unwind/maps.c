@@ -126,6 +126,78 @@ static void emit_mapping(uint64_t start, uint64_t end, uint64_t off, uint32_t pr
     sprof_out_append(rec, m->h.size);
 }
 
+/* [s, e) one of the n sorted ranges? */
+static int in_first(const uint64_t *r, uint32_t n, uint64_t s, uint64_t e)
+{
+    uint32_t lo = 0, hi = n;
+    while (lo < hi) {
+        uint32_t mid = (lo + hi) / 2;
+        if (r[2 * mid] < s) lo = mid + 1;
+        else hi = mid;
+    }
+    return lo < n && r[2 * lo] == s && r[2 * lo + 1] == e;
+}
+
+/* Does [s, e) overlap one of the n sorted, disjoint ranges? */
+static int overlaps(const uint64_t *r, uint32_t n, uint64_t s, uint64_t e)
+{
+    uint32_t lo = 0, hi = n;
+    while (lo < hi) { /* the first range ending above s */
+        uint32_t mid = (lo + hi) / 2;
+        if (r[2 * mid + 1] <= s) lo = mid + 1;
+        else hi = mid;
+    }
+    return lo < n && r[2 * lo] < e;
+}
+
+/* Code unmapped since the last read (dlclose; a JIT freeing a region)
+ * stays in the table, VOLATILE, for GHOST_NS: perf_event's samples are
+ * handled after the fact, and a program that loads and unloads a library
+ * again and again (mapped at the same place each time) has return
+ * addresses into it on its stacks while a read between two loads left it
+ * out; those words must still count as code, or the offline unwinder
+ * misses them and skips that library's frames. Its bytes are read only
+ * through code_read (unwind_x86_64.c), which fails where nothing is. */
+#define GHOST_MAX 256
+#define GHOST_NS 2000000000ull
+static struct { uint64_t s, e, until; } ghosts[GHOST_MAX];
+static uint32_t nghosts;
+static uint64_t prev[2 * 4096];
+static uint8_t prev_kind[4096];
+static uint32_t nprev;
+
+static uint32_t add_ghosts(uint64_t *ranges, uint8_t *kinds, uint32_t nr, uint32_t cap)
+{
+    uint64_t now = sprof_now_ns(CLOCK_MONOTONIC);
+    for (uint32_t i = 0; i < nprev; i++) {
+        uint64_t s = prev[2 * i], e = prev[2 * i + 1];
+        if (prev_kind[i] != SPROF_EXEC_VOLATILE || overlaps(ranges, nr, s, e)) continue;
+        uint32_t g = 0;
+        while (g < nghosts && !(ghosts[g].s == s && ghosts[g].e == e)) g++;
+        if (g == nghosts && nghosts < GHOST_MAX) nghosts++;
+        if (g < nghosts) ghosts[g].s = s, ghosts[g].e = e, ghosts[g].until = now + GHOST_NS;
+    }
+    memcpy(prev, ranges, nr * 16u);
+    memcpy(prev_kind, kinds, nr);
+    nprev = nr;
+    uint32_t keep = 0;
+    for (uint32_t g = 0; g < nghosts; g++) {
+        if (now >= ghosts[g].until || overlaps(ranges, nr, ghosts[g].s, ghosts[g].e)) continue;
+        ghosts[keep++] = ghosts[g];
+        uint32_t at = nr; /* sorted insert: the ghosts are few */
+        if (nr >= cap || overlaps(ranges, nr, ghosts[keep - 1].s, ghosts[keep - 1].e)) continue;
+        while (at > 0 && ranges[2 * (at - 1)] > ghosts[keep - 1].s) at--;
+        memmove(ranges + 2 * at + 2, ranges + 2 * at, (nr - at) * 16u);
+        memmove(kinds + at + 1, kinds + at, nr - at);
+        ranges[2 * at] = ghosts[keep - 1].s;
+        ranges[2 * at + 1] = ghosts[keep - 1].e;
+        kinds[at] = SPROF_EXEC_VOLATILE;
+        nr++;
+    }
+    nghosts = keep;
+    return nr;
+}
+
 /* /proc/self/maps stays open (an owned descriptor, checked before each
  * use; a forked child's is closed with the others and opened afresh) and
  * its buffer mapped: an open and a 64 KiB map and unmap were half of each
@@ -163,6 +235,12 @@ int sprof_maps_scan(int emit_records)
     buf[len] = 0;
 
     static uint64_t ranges[2 * 4096];
+    static uint8_t kinds[4096];
+    /* the file mappings of the first read: the program, the libraries it
+     * started with, the vDSO (sprof_exec_kind) */
+    static uint64_t first[2 * 4096];
+    static uint32_t nfirst;
+    static int first_done;
     uint32_t nr = 0;
     char *save = NULL;
     for (char *line = strtok_r(buf, "\n", &save); line; line = strtok_r(NULL, "\n", &save)) {
@@ -176,6 +254,13 @@ int sprof_maps_scan(int emit_records)
         if (nr < 4096) {
             ranges[2 * nr] = s;
             ranges[2 * nr + 1] = e;
+            int file = path[0] == '/' || !strcmp(path, "[vdso]");
+            if (!first_done && file && nfirst < 4096) {
+                first[2 * nfirst] = s;
+                first[2 * nfirst + 1] = e;
+                nfirst++;
+            }
+            kinds[nr] = file && in_first(first, nfirst, s, e) ? SPROF_EXEC_STABLE : SPROF_EXEC_VOLATILE;
             nr++;
         }
         uint32_t h = hash_str(path);
@@ -185,7 +270,9 @@ int sprof_maps_scan(int emit_records)
             if (nseen < MAX_SEEN) seen[nseen++] = (struct seen_map){s, e, off, h};
         }
     }
-    sprof_exec_table_publish(ranges, nr); /* maps are sorted by address */
+    first_done = 1;
+    nr = add_ghosts(ranges, kinds, nr, 4096);
+    sprof_exec_table_publish(ranges, kinds, nr); /* maps are sorted by address */
     return 0;
 }
 

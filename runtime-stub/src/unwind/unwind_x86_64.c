@@ -33,17 +33,34 @@ void sprof_regs_from_ucontext(void *ucv, uint64_t *pc, uint64_t *sp, uint64_t *f
 #endif
 }
 
+#if defined(__x86_64__)
+static uint64_t greg(void *ucv, int i)
+{
+    ucontext_t *uc = ucv;
+    return (uint64_t)uc->uc_mcontext.gregs[i];
+}
+#else
+static uint64_t greg(void *ucv, int i)
+{
+    (void)ucv;
+    (void)i;
+    return 0;
+}
+#define REG_RBX 0
+#define REG_RCX 0
+#endif
+
+/* rbx: the CFA base of ld.so's lazy-binding trampoline (sprof_add_rbx) */
+uint64_t sprof_rbx_from_ucontext(void *ucv)
+{
+    return greg(ucv, REG_RBX);
+}
+
 /* The register a system-call return leaves its return address in (x86-64:
  * rcx, which the syscall instruction loads), for sprof_syscall_return. */
 uint64_t sprof_syscall_reg_from_ucontext(void *ucv)
 {
-#if defined(__x86_64__)
-    ucontext_t *uc = ucv;
-    return (uint64_t)uc->uc_mcontext.gregs[REG_RCX];
-#else
-    (void)ucv;
-    return 0;
-#endif
+    return greg(ucv, REG_RCX);
 }
 
 /* Make a system-call return unrecognisable as one (sprof_syscall_return)
@@ -67,7 +84,8 @@ int sprof_interrupted_syscall(void *ucv, uint64_t pc)
 {
 #if defined(__x86_64__)
     ucontext_t *uc = ucv;
-    /* code is readable where it is executable (no execute-only pages on x86-64 Linux) */
+    /* code is readable where it is executable (no execute-only pages on x86-64
+     * Linux), and the thread was running this code: it is mapped */
     if (pc < 2 || !sprof_is_exec(pc - 2) || !sprof_is_exec(pc + 1)) return 0;
     const uint8_t *p = (const uint8_t *)pc;
     if (p[0] == 0x0f && p[1] == 0x05) return 1; /* rewound for restart */
@@ -120,6 +138,26 @@ static int page_readable(uint64_t page)
 static inline int is_exec(struct sprof_walk_mem *m, uint64_t addr)
 {
     return m->xc ? sprof_is_exec_cached(m->xc, addr) : sprof_is_exec(addr);
+}
+
+/* len code bytes at addr into buf; 0 if [addr, addr + len) is not all code
+ * (or, in a range that may be unmapped meanwhile, no longer mapped). Code
+ * is readable where it is executable (no execute-only pages on x86-64
+ * Linux), but a dlopen'ed library's code may be gone since the table was
+ * read (dlclose; the writer handles perf_event samples after the fact, and
+ * a stale return address into it may lie on any stack): those bytes come
+ * through a system call that fails instead of faulting. */
+static int code_read(struct sprof_walk_mem *m, uint64_t addr, uint8_t *buf, uint32_t len)
+{
+    int k0 = m->xc ? sprof_exec_kind_cached(m->xc, addr) : sprof_exec_kind(addr);
+    int k1 = m->xc ? sprof_exec_kind_cached(m->xc, addr + len - 1) : sprof_exec_kind(addr + len - 1);
+    if (k0 == SPROF_EXEC_NONE || k1 == SPROF_EXEC_NONE) return 0;
+    if (k0 == SPROF_EXEC_STABLE && k1 == SPROF_EXEC_STABLE) {
+        memcpy(buf, (const void *)(uintptr_t)addr, len);
+        return 1;
+    }
+    struct iovec l = {buf, len}, r = {(void *)(uintptr_t)addr, len};
+    return syscall(SYS_process_vm_readv, (long)g_sprof.pid, &l, 1L, &r, 1L, 0L) == (long)len;
 }
 
 static inline int mem_read(struct sprof_walk_mem *m, uint64_t addr, uint64_t *out)
@@ -314,8 +352,8 @@ static uint32_t top_region(struct sprof_walk_mem *m, uint64_t sp, uint64_t stack
  * went on beyond what could be scanned (SPROF_SCAN_MAX, the perf stack
  * copy, the candidate cap). */
 static uint32_t collect_candidates(struct sprof_walk_mem *m, uint64_t sp, uint64_t stack_hi, const uint32_t *fpoff,
-                                   const uint64_t *ret, uint32_t nframes, uint64_t top, uint32_t *coff,
-                                   uint64_t *cval, int *cut)
+                                   const uint64_t *ret, uint32_t nframes, uint64_t top, uint64_t need,
+                                   uint32_t *coff, uint64_t *cval, int *cut)
 {
     uint32_t n = 0, f = 0;
     /* the gap above record g: its caller's frame (and any frameless
@@ -327,7 +365,7 @@ static uint32_t collect_candidates(struct sprof_walk_mem *m, uint64_t sp, uint64
     if (top && top + 16 > chain_end) chain_end = top + 16;
     if (chain_end > sp + SPROF_SCAN_MAX) {
         chain_end = sp + SPROF_SCAN_MAX;
-        *cut = 1;
+        if (chain_end < need) *cut = 1;
     }
     /* the window's words above the outermost record: top_region */
     uint64_t region = 0;
@@ -378,7 +416,7 @@ static uint32_t collect_candidates(struct sprof_walk_mem *m, uint64_t sp, uint64
         }
         uint64_t v;
         if (!mem_read(m, a, &v)) {
-            if (a >= end) *cut = 1; /* the chain goes on above what was copied */
+            if (a >= end && a < need) *cut = 1; /* the chain goes on above what was copied */
             break;
         }
         /* stack values only if 8-aligned (saved frame pointers), not argv/env
@@ -425,8 +463,9 @@ static unsigned ff_call_len(const uint8_t *p)
 static int follows_call(struct sprof_walk_mem *m, uint64_t ret)
 {
 #if defined(__x86_64__)
-    if (ret < 16 || !is_exec(m, ret - 16) || !is_exec(m, ret - 1)) return 1; /* cannot tell */
-    const uint8_t *c = (const uint8_t *)ret;
+    uint8_t before[16];
+    if (ret < 16 || !code_read(m, ret - 16, before, 16)) return 1; /* cannot tell */
+    const uint8_t *c = before + 16;
     if (c[-5] == 0xe8) return 1; /* call rel32 */
     for (unsigned k = 2; k <= 8; k++) {
         /* ff /2 with or without a REX prefix */
@@ -562,9 +601,15 @@ static uint32_t chain_candidates(struct sprof_walk_mem *m, uint64_t sp, uint64_t
     int suspect = chain_suspect(*flags, nframes);
     int near_root = suspect && m->xc && last && m->root_floor && last >= m->root_floor;
     uint64_t top = last;
-    if (suspect && !(near_root && sprof_root_known(m->xc, last, last_ret))) {
+    int known_root = near_root && sprof_root_known(m->xc, last, last_ret);
+    if (suspect && !known_root) {
         top = chain_top(m, sp, last);
-        if (near_root && top == last) sprof_root_note(m->xc, last, last_ret);
+        /* Not a chain found by scanning: its last record may be a pushed
+         * pair anywhere below main's (ld.so's dlopen path), and taken for
+         * the thread's root it would keep every later sample there short
+         * of main (2-3 % of a dlopen-heavy program under load) */
+        if (near_root && top == last && !(*flags & SPROF_SAMPLE_FP_SCANNED))
+            sprof_root_note(m->xc, last, last_ret);
     }
     /* No frame record anywhere near sp: a frameless function that uses rbp
      * for data holds a large frame (a 32 KiB local array). The offline CFI
@@ -573,7 +618,11 @@ static uint32_t chain_candidates(struct sprof_walk_mem *m, uint64_t sp, uint64_t
     uint64_t stack_end = stack_hi > sp + SPROF_SCAN_MAX ? sp + SPROF_SCAN_MAX : stack_hi;
     if (nframes == 0) top = stack_end - 16;
     /* Likewise when the records found stop short of the thread's root,
-     * broken or not, or are a single one found by scanning: code built
+     * broken or not, or were found by scanning or broke, at a record that
+     * is not the thread's known outermost one: pushed pairs that link, the
+     * last one just above root_floor but below main's frame (ld.so's dlopen
+     * path; nofp_deep, where a pushed pointer into main's frame met a stale
+     * return address there and the chain "ended" at a zero): code built
      * without frame pointers (CPython, most distributions' binaries) has
      * none, and the "records" scanning finds are pushed registers that
      * happen to sit below a return address (at times two that link, at
@@ -584,13 +633,24 @@ static uint32_t chain_candidates(struct sprof_walk_mem *m, uint64_t sp, uint64_t
      * root_floor holds them without reading the environment's strings.
      * python3: 13.9 % of the samples lost their root at 2-8 KiB before;
      * tests/stacks nofp_deep 4-7 % complete. */
-    else if (m->root_floor && sp < m->root_floor && top < m->root_floor + 4096 &&
-             (top < m->root_floor || ((*flags & SPROF_SAMPLE_FP_SCANNED) && nframes <= 1))) {
-        uint64_t hi = m->root_floor + 4096 < stack_end ? m->root_floor + 4096 : stack_end;
-        if (hi > top + 16) top = hi - 16;
+    /* need: where a scan that stops short (the perf_event copy ends)
+     * cuts the stack. Not above the records when they are only extended in
+     * case they stopped short (the chain may well have ended at main's),
+     * nor above root_floor + 4096 (main's and the start code's frames lie
+     * below; what scanning takes for records further up, in the
+     * environment, is not the program's) */
+    uint64_t need = UINT64_MAX;
+    if (m->root_floor && sp < m->root_floor) {
+        uint64_t root_hi = m->root_floor + 4096 < stack_end ? m->root_floor + 4096 : stack_end;
+        need = root_hi;
+        if (nframes != 0 && top < m->root_floor + 4096 &&
+            (top < m->root_floor || ((suspect || (*flags & SPROF_SAMPLE_FP_SCANNED)) && !known_root))) {
+            if (top >= m->root_floor && !((*flags & SPROF_SAMPLE_FP_SCANNED) && nframes <= 1)) need = top + 16;
+            if (root_hi > top + 16) top = root_hi - 16;
+        }
     }
     int cut = 0;
-    uint32_t n = collect_candidates(m, sp, stack_hi, fpoff, ret, nframes, top, coff, cval, &cut);
+    uint32_t n = collect_candidates(m, sp, stack_hi, fpoff, ret, nframes, top, need, coff, cval, &cut);
     if (cut) *flags |= SPROF_SAMPLE_STACK_CUT;
     return n;
 }
@@ -788,8 +848,12 @@ uint32_t sprof_build_from_dump(struct sprof_rec_sample *rec, uint32_t cap, uint6
 static int is_sigreturn_trampoline(struct sprof_walk_mem *m, uint64_t addr)
 {
     static const uint8_t code[9] = {0x48, 0xc7, 0xc0, 0x0f, 0x00, 0x00, 0x00, 0x0f, 0x05};
-    if (!is_exec(m, addr) || !is_exec(m, addr + sizeof code - 1)) return 0;
-    return memcmp((const void *)addr, code, sizeof code) == 0; /* code is mapped readable */
+    uint8_t b[sizeof code];
+    /* glibc's is in libc, there from the start: a word into code mapped
+     * since (that may be gone) costs no system call */
+    int k = m->xc ? sprof_exec_kind_cached(m->xc, addr) : sprof_exec_kind(addr);
+    if (k != SPROF_EXEC_STABLE || !code_read(m, addr, b, sizeof b)) return 0;
+    return memcmp(b, code, sizeof code) == 0;
 }
 
 /* The offset from sp of the sample's next word, from frame-then-candidate
@@ -860,7 +924,7 @@ uint32_t sprof_add_interrupted_stack(struct sprof_rec_sample *rec, uint32_t cap,
     }
     if (!top) top = chain_top(&m2, rsp2, 0);
     int cut = 0;
-    uint32_t n2 = collect_candidates(&m2, rsp2, thr_hi, NULL, NULL, 0, top, w->coff, w->cval, &cut);
+    uint32_t n2 = collect_candidates(&m2, rsp2, thr_hi, NULL, NULL, 0, top, UINT64_MAX, w->coff, w->cval, &cut);
     if (!n2) return rec->h.size;
     uint32_t total = nc + 1 + n2;
     uint32_t size = (uint32_t)sizeof *rec + nf * 8u + sprof_pad8(nf * 4u) + sprof_pad8(total * 4u) + total * 8u;
@@ -876,5 +940,30 @@ uint32_t sprof_add_interrupted_stack(struct sprof_rec_sample *rec, uint32_t cap,
     rec->ncand = (uint16_t)total;
     rec->h.size = size;
     if (cut) rec->flags |= SPROF_SAMPLE_STACK_CUT;
+    return size;
+}
+
+/* ld.so's lazy-binding trampoline (_dl_runtime_resolve_xsave*: a third of
+ * a dlopen-heavy program's time, in its xsave/xrstor) realigns the stack
+ * below a 1-3 KiB register save area and keeps its CFA in rbx: without rbx
+ * its caller is unknown. Only samples in the dynamic linker carry it, and
+ * only a stack address (a CFA base points there), so stacks elsewhere stay
+ * shared as before (stack_table.c shares none with this word). */
+uint32_t sprof_add_rbx(struct sprof_rec_sample *rec, uint32_t cap, uint64_t rbx, uint64_t stack_hi)
+{
+    if (!sprof_in_dynamic_linker(rec->pc) || rbx < rec->sp || rbx >= stack_hi || (rbx & 7)) return rec->h.size;
+    uint32_t nf = rec->nframes, nc = rec->ncand, total = nc + 1u;
+    uint64_t *ret = (uint64_t *)(rec + 1);
+    uint32_t *coff = (uint32_t *)(ret + nf) + sprof_pad8(nf * 4u) / 4u;
+    uint64_t *cval = (uint64_t *)(void *)(coff + sprof_pad8(nc * 4u) / 4u);
+    uint32_t size = (uint32_t)sizeof *rec + nf * 8u + sprof_pad8(nf * 4u) + sprof_pad8(total * 4u) + total * 8u;
+    if (size > cap || total > 0xffffu) return rec->h.size;
+    uint64_t *cval_new = (uint64_t *)(void *)(coff + sprof_pad8(total * 4u) / 4u);
+    memmove(cval_new, cval, nc * 8u);
+    cval_new[nc] = rbx;
+    coff[nc] = SPROF_CAND_RBX;
+    if (total & 1) coff[total] = 0;
+    rec->ncand = (uint16_t)total;
+    rec->h.size = size;
     return size;
 }
