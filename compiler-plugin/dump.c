@@ -54,7 +54,7 @@ void sprof_print_lookup(const sprof_symmap *m, uint64_t addr, FILE *out)
 
 static const char *cfa_reg_name(uint8_t r)
 {
-    return r == SPROF_CFA_RSP ? "rsp" : r == SPROF_CFA_RBP ? "rbp" : "undef";
+    return r == SPROF_CFA_RSP ? "rsp" : r == SPROF_CFA_RBP ? "rbp" : r == SPROF_CFA_RBX ? "rbx" : "undef";
 }
 
 /* Inline records grouped by function (counting sorts, so a 50k-function

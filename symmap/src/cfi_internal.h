@@ -13,6 +13,10 @@
  * depends only on the set of rows, not their order. */
 size_t sprof_cfi_normalize(sprof_cfi_row *rows, size_t n);
 
+/* Drop what a symmap does not keep (docs/symmap-format.md): rbx's rule,
+ * and rbx-based CFA rules (made undefined). Normalize after. */
+void sprof_cfi_strip_rbx(sprof_cfi_row *rows, size_t n);
+
 /* Same rule (not the same range)? */
 int sprof_cfi_same_rule(const sprof_cfi_row *a, const sprof_cfi_row *b);
 
@@ -74,7 +78,7 @@ typedef struct cfi_state {
     int cfa_is_expr;
     uint64_t cfa_reg;
     int64_t cfa_off;
-    cfi_rule ra, rbp;
+    cfi_rule ra, rbp, rbx;
 } cfi_state;
 
 /* Growing row vector. */

@@ -1,12 +1,14 @@
 /* The DWARF CFA program interpreter: runs a CIE's initial instructions and
  * an FDE's instructions and appends one x86-64 row per address range.
  * Only what an unwinder here needs is tracked: the CFA rule, the return
- * address column and rbp (6). Other registers' rules are parsed and dropped. */
+ * address column, rbp (6) and rbx (3). Other registers' rules are parsed
+ * and dropped. */
 #include <stdio.h>
 #include <stdlib.h>
 
 #include "cfi_internal.h"
 
+#define REG_RBX 3
 #define REG_RBP 6
 #define REG_RSP 7
 #define STATE_STACK_MAX 64
@@ -24,7 +26,7 @@ static int push_row(cfi_rows *out, uint64_t lo, uint64_t hi, const cfi_state *s)
         out->cap = ncap;
     }
     sprof_cfi_row r = { .lo = lo, .hi = hi, .cfa_reg = SPROF_CFA_UNDEFINED };
-    int cfa_ok = !s->cfa_is_expr && (s->cfa_reg == REG_RSP || s->cfa_reg == REG_RBP) &&
+    int cfa_ok = !s->cfa_is_expr && (s->cfa_reg == REG_RSP || s->cfa_reg == REG_RBP || s->cfa_reg == REG_RBX) &&
                  s->cfa_off >= INT32_MIN && s->cfa_off <= INT32_MAX;
     int ra_ok = s->ra.kind == RULE_OFFSET && s->ra.off >= INT32_MIN && s->ra.off <= INT32_MAX;
     int rbp_ok = s->rbp.kind == RULE_SAME || (s->rbp.kind == RULE_OFFSET && s->rbp.off >= INT32_MIN &&
@@ -36,6 +38,12 @@ static int push_row(cfi_rows *out, uint64_t lo, uint64_t hi, const cfi_state *s)
         if (s->rbp.kind == RULE_OFFSET) {
             r.rbp_saved = 1;
             r.rbp_offset = (int32_t)s->rbp.off;
+        }
+        if (s->rbx.kind == RULE_SAME) {
+            r.rbx_rule = SPROF_REG_SAME;
+        } else if (s->rbx.kind == RULE_OFFSET && s->rbx.off >= INT32_MIN && s->rbx.off <= INT32_MAX) {
+            r.rbx_rule = SPROF_REG_SAVED;
+            r.rbx_offset = (int32_t)s->rbx.off;
         }
     }
     out->v[out->n++] = r;
@@ -67,6 +75,8 @@ static cfi_rule *rule_for(interp *it, uint64_t reg)
         return &it->cur.ra;
     if (reg == REG_RBP)
         return &it->cur.rbp;
+    if (reg == REG_RBX)
+        return &it->cur.rbx;
     return NULL;
 }
 
@@ -85,6 +95,8 @@ static void restore_rule(interp *it, uint64_t reg)
         it->cur.ra = it->initial.ra;
     else if (reg == REG_RBP)
         it->cur.rbp = it->initial.rbp;
+    else if (reg == REG_RBX)
+        it->cur.rbx = it->initial.rbx;
 }
 
 /* Move to new_loc, emitting the row for [loc, new_loc). */
@@ -290,6 +302,7 @@ int cfi_run_fde(const cfi_cie *cie, cfi_cursor *cie_prog, cfi_cursor *fde_prog, 
     it->cur.cfa_is_expr = 1;
     it->cur.ra.kind = RULE_UNDEF;
     it->cur.rbp.kind = RULE_SAME;
+    it->cur.rbx.kind = RULE_SAME;
     int rc = run(it, cie_prog, err, errlen);
     if (rc == 0) {
         it->initial = it->cur;

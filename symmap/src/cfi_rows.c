@@ -6,22 +6,37 @@
 
 static void canonical_rule(sprof_cfi_row *r)
 {
-    if (r->cfa_reg != SPROF_CFA_RSP && r->cfa_reg != SPROF_CFA_RBP) {
+    if (r->cfa_reg != SPROF_CFA_RSP && r->cfa_reg != SPROF_CFA_RBP && r->cfa_reg != SPROF_CFA_RBX) {
         r->cfa_reg = SPROF_CFA_UNDEFINED;
         r->cfa_offset = 0;
         r->ra_offset = 0;
         r->rbp_saved = 0;
+        r->rbx_rule = SPROF_REG_UNKNOWN;
     }
     r->rbp_saved = r->rbp_saved ? 1 : 0;
     if (!r->rbp_saved)
         r->rbp_offset = 0;
+    if (r->rbx_rule != SPROF_REG_SAME && r->rbx_rule != SPROF_REG_SAVED)
+        r->rbx_rule = SPROF_REG_UNKNOWN;
+    if (r->rbx_rule != SPROF_REG_SAVED)
+        r->rbx_offset = 0;
+}
+
+void sprof_cfi_strip_rbx(sprof_cfi_row *rows, size_t n)
+{
+    for (size_t i = 0; i < n; i++) {
+        if (rows[i].cfa_reg == SPROF_CFA_RBX)
+            rows[i].cfa_reg = SPROF_CFA_UNDEFINED;
+        rows[i].rbx_rule = SPROF_REG_UNKNOWN;
+        rows[i].rbx_offset = 0;
+    }
 }
 
 int sprof_cfi_same_rule(const sprof_cfi_row *a, const sprof_cfi_row *b)
 {
     return a->cfa_reg == b->cfa_reg && a->cfa_offset == b->cfa_offset &&
            a->ra_offset == b->ra_offset && a->rbp_saved == b->rbp_saved &&
-           a->rbp_offset == b->rbp_offset;
+           a->rbp_offset == b->rbp_offset && a->rbx_rule == b->rbx_rule && a->rbx_offset == b->rbx_offset;
 }
 
 #define CMP(x, y) do { if ((x) != (y)) return (x) < (y) ? -1 : 1; } while (0)
@@ -35,6 +50,8 @@ static int cmp_row(const void *pa, const void *pb)
     CMP(a->ra_offset, b->ra_offset);
     CMP(a->rbp_saved, b->rbp_saved);
     CMP(a->rbp_offset, b->rbp_offset);
+    CMP(a->rbx_rule, b->rbx_rule);
+    CMP(a->rbx_offset, b->rbx_offset);
     return 0;
 }
 

@@ -377,6 +377,7 @@ int wtables_build(sprof_symmap_writer *w, wtables *t, char *err, size_t errlen)
     if (!t->cfi)
         goto oom;
     wcopy_n(t->cfi, w->cfi.v, w->cfi.n * sizeof(*t->cfi));
+    sprof_cfi_strip_rbx(t->cfi, w->cfi.n); /* the format keeps rsp/rbp rules only */
     t->ncfi = sprof_cfi_normalize(t->cfi, w->cfi.n);
 
     t->segs = malloc((w->segments.n ? w->segments.n : 1) * sizeof(*t->segs));

@@ -51,8 +51,8 @@ static sprof_symmap *build(uint8_t **bytes, const char *path)
                                 SPROF_COST_USER, 0 };
     sprof_symmap_writer_add_function(w, 0x1500, 0x1540, &leaf);
     sprof_cfi_row rows[2] = {
-        { 0x1100, 0x1500, SPROF_CFA_RBP, 16, -8, 1, -16 },
-        { 0x1500, 0x1540, SPROF_CFA_RSP, 8, -8, 0, 0 },
+        { 0x1100, 0x1500, SPROF_CFA_RBP, 16, -8, 1, -16, 0, 0 },
+        { 0x1500, 0x1540, SPROF_CFA_RSP, 8, -8, 0, 0, 0, 0 },
     };
     sprof_symmap_writer_add_cfi(w, rows, 2);
 

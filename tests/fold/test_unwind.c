@@ -16,11 +16,16 @@ typedef struct fake_fn {
     sprof_cfi_row row;
 } fake_fn;
 
-#define RSP_ROW(off) { 0, 0, SPROF_CFA_RSP, (off), -8, 0, 0 }
-#define RSP_ROW_RBP(off, rbpoff) { 0, 0, SPROF_CFA_RSP, (off), -8, 1, (rbpoff) }
-#define RBP_ROW { 0, 0, SPROF_CFA_RBP, 16, -8, 1, -16 }
+#define RSP_ROW(off) { 0, 0, SPROF_CFA_RSP, (off), -8, 0, 0, SPROF_REG_UNKNOWN, 0 }
+#define RSP_ROW_RBP(off, rbpoff) { 0, 0, SPROF_CFA_RSP, (off), -8, 1, (rbpoff), SPROF_REG_UNKNOWN, 0 }
+#define RBP_ROW { 0, 0, SPROF_CFA_RBP, 16, -8, 1, -16, SPROF_REG_UNKNOWN, 0 }
+/* ld.so's _dl_fixup (saves rbp and rbx) and the lazy-binding trampoline
+ * that calls it, _dl_runtime_resolve_xsavec: CFA = rbx + 32 (the PLT's two
+ * pushes, its own push of rbx, the return address), rbx saved at CFA - 32 */
+#define FIXUP_ROW { 0, 0, SPROF_CFA_RSP, 64, -8, 1, -32, SPROF_REG_SAVED, -40 }
+#define RESOLVE_ROW { 0, 0, SPROF_CFA_RBX, 32, -8, 0, 0, SPROF_REG_SAVED, -32 }
 
-enum { F_LEAF, F_GLIBC_LEAF, F_GLIBC_MID, F_CALLER, F_D, F_MAIN, F_START, F_NOCFI, NFN };
+enum { F_LEAF, F_GLIBC_LEAF, F_GLIBC_MID, F_CALLER, F_D, F_MAIN, F_START, F_NOCFI, F_FIXUP, F_RESOLVE, NFN };
 static fake_fn fns[NFN] = {
     [F_LEAF] = { 0x401000, 0x401100, 1, RSP_ROW(8) },
     [F_GLIBC_LEAF] = { 0x7f0000001000, 0x7f0000001100, 1, RSP_ROW_RBP(16, -16) },
@@ -30,6 +35,8 @@ static fake_fn fns[NFN] = {
     [F_MAIN] = { 0x404000, 0x404100, 1, RBP_ROW },
     [F_START] = { 0x7f0000005000, 0x7f0000005100, 1, RSP_ROW(8) },
     [F_NOCFI] = { 0x406000, 0x406100, 0, RSP_ROW(8) },
+    [F_FIXUP] = { 0x7f0000006000, 0x7f0000006100, 1, FIXUP_ROW },
+    [F_RESOLVE] = { 0x7f0000007000, 0x7f0000007100, 1, RESOLVE_ROW },
 };
 
 static int fake_is_code(void *ctx, uint64_t pc)
@@ -345,6 +352,36 @@ static void test_sample_in_trampoline(void)
     }
 }
 
+static void test_rbx_based_cfa(void)
+{
+    /* A sample in _dl_fixup (rbp holds data, CFA = sp + 64), called by the
+     * trampoline, whose stack pointer was realigned below a 2.5 KiB xsave
+     * area: its CFA is rbx + 32, and rbx is the word _dl_fixup saved at its
+     * CFA - 40 (sp + 24). Above the area, the caller's return address
+     * (rbx + 24); the caller's rbp (saved by _dl_fixup at sp + 32) leads to
+     * the frame records of caller, D and main. */
+    const uint64_t bx = SP + 0xa00, rec = SP + 0xb00;
+    uint32_t coff[] = { 24, 32, 56, 0xa00, 0xa18, 0xb00, 0xb08, 0xb40, 0xb48, 0xb88 };
+    uint64_t cval[] = { bx, rec, 0x7f0000007040, SP + 0xc00, 0x402010, rec + 0x40, 0x403020, rec + 0x80,
+                        0x404030, 0x7f0000005010 };
+    sprof_sample_view s = base_sample(0x7f0000006052, 0xd);
+    s.nframes = 0;
+    s.fp0_off = 0xffffffff;
+    set_cands(&s, coff, cval, 10);
+    uint64_t pcs[64];
+    sprof_unwind_info info;
+    size_t n = sprof_unwind(&s, &env, pcs, 64, &info);
+    uint64_t want[] = { 0x7f0000006052, 0x7f0000007040, 0x402010, 0x403020, 0x404030, 0x7f0000005010 };
+    expect("rbx-based CFA", pcs, n, want, 6);
+    CHECK(info.cfi_steps == 5, "rbx-based CFA: %u CFI steps", info.cfi_steps);
+
+    /* the saved rbx not recorded (it held no stack or code address): the
+     * trampoline's frame cannot be stepped, and no frame record follows */
+    set_cands(&s, coff + 1, cval + 1, 9);
+    n = sprof_unwind(&s, &env, pcs, 64, &info);
+    CHECK(n == 2 && info.used_fallback, "rbx unknown: %zu frames, fallback %d", n, info.used_fallback);
+}
+
 static void test_bounded(void)
 {
     sprof_sample_view s = base_sample(0x401005, SP + 0x40);
@@ -370,6 +407,7 @@ int main(void)
     test_kernel_chain_without_offsets();
     test_many_candidates();
     test_sample_in_trampoline();
+    test_rbx_based_cfa();
     test_bounded();
     return check_report("test_unwind");
 }

@@ -94,17 +94,19 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
     input in = { data, size };
     layout lay;
     memset(&lay, 0, sizeof lay);
-    static const uint8_t regs[3] = { SPROF_CFA_RSP, SPROF_CFA_RBP, SPROF_CFA_UNDEFINED };
+    static const uint8_t regs[4] = { SPROF_CFA_RSP, SPROF_CFA_RBP, SPROF_CFA_UNDEFINED, SPROF_CFA_RBX };
     for (int k = 0; k < NFN; k++) {
         uint8_t b = next8(&in);
         lay.has_cfi[k] = (b & 1) != 0;
         lay.row[k].lo = 0x1000ull * (k + 1);
         lay.row[k].hi = lay.row[k].lo + 0x100;
-        lay.row[k].cfa_reg = regs[(b >> 1) % 3];
+        lay.row[k].cfa_reg = regs[(b >> 1) % 4];
         lay.row[k].cfa_offset = (int8_t)next8(&in) * 8;
         lay.row[k].ra_offset = b & 0x10 ? (int8_t)next8(&in) * 8 : -8;
         lay.row[k].rbp_saved = (b & 0x20) != 0;
         lay.row[k].rbp_offset = (int8_t)next8(&in) * 8;
+        lay.row[k].rbx_rule = (uint8_t)((b >> 6) % 3);
+        lay.row[k].rbx_offset = (int8_t)next8(&in) * 8;
     }
 
     sprof_sample_view s;

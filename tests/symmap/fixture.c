@@ -26,10 +26,10 @@ static const struct { uint64_t addr; const char *file; uint32_t line; } LINES[] 
 };
 
 static const sprof_cfi_row CFI[] = {
-    { 0x1000, 0x1001, SPROF_CFA_RSP, 8, -8, 0, 0 },
-    { 0x1001, 0x1004, SPROF_CFA_RSP, 16, -8, 1, -16 },
-    { 0x1004, 0x1100, SPROF_CFA_RBP, 16, -8, 1, -16 },
-    { 0x1200, 0x1280, SPROF_CFA_RSP, 8, -8, 0, 0 },
+    { 0x1000, 0x1001, SPROF_CFA_RSP, 8, -8, 0, 0, 0, 0 },
+    { 0x1001, 0x1004, SPROF_CFA_RSP, 16, -8, 1, -16, 0, 0 },
+    { 0x1004, 0x1100, SPROF_CFA_RBP, 16, -8, 1, -16, 0, 0 },
+    { 0x1200, 0x1280, SPROF_CFA_RSP, 8, -8, 0, 0, 0, 0 },
 };
 
 static const sprof_segment SEGS[] = {

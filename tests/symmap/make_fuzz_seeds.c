@@ -71,7 +71,7 @@ int main(int argc, char **argv)
     w = sprof_symmap_writer_new();
     sprof_symmap_writer_add_line(w, 0x10, "x.c", 3);
     sprof_symmap_writer_add_line(w, 0x20, "y.c", 4);
-    sprof_cfi_row rows[2] = { { 0x10, 0x11, 7, 8, -8, 0, 0 }, { 0x11, 0x30, 6, 16, -8, 1, -16 } };
+    sprof_cfi_row rows[2] = { { 0x10, 0x11, 7, 8, -8, 0, 0, 0, 0 }, { 0x11, 0x30, 6, 16, -8, 1, -16, 0, 0 } };
     sprof_symmap_writer_add_cfi(w, rows, 2);
     sprof_segment seg = { 0, 0x1000, 0, 0x1000, 5 };
     sprof_symmap_writer_add_segment(w, &seg);

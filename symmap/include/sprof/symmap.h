@@ -83,9 +83,14 @@ typedef struct sprof_frame {
 } sprof_frame;
 
 /* One compact CFI row: how to find the caller's frame at addresses
- * [lo, next row's lo). x86-64 register numbers as DWARF: 6 = rbp, 7 = rsp.
- * SPROF_CFA_UNDEFINED: no rule (no CFI, or an expression we do not model). */
-enum sprof_cfa_reg { SPROF_CFA_UNDEFINED = 0, SPROF_CFA_RSP = 7, SPROF_CFA_RBP = 6 };
+ * [lo, next row's lo). x86-64 register numbers as DWARF: 3 = rbx, 6 = rbp,
+ * 7 = rsp. SPROF_CFA_UNDEFINED: no rule (no CFI, or an expression we do not
+ * model). rbx is tracked because hand-written trampolines keep their CFA in
+ * it (ld.so's _dl_runtime_resolve: lazy binding's xsave area realigns the
+ * stack): rows read from a symmap have no rbx rule (SPROF_REG_UNKNOWN) and
+ * never an rbx CFA; rows compiled from a library's .eh_frame have both. */
+enum sprof_cfa_reg { SPROF_CFA_UNDEFINED = 0, SPROF_CFA_RBX = 3, SPROF_CFA_RSP = 7, SPROF_CFA_RBP = 6 };
+enum sprof_reg_rule { SPROF_REG_UNKNOWN = 0, SPROF_REG_SAME = 1, SPROF_REG_SAVED = 2 };
 typedef struct sprof_cfi_row {
     uint64_t lo;          /* link-time start address */
     uint64_t hi;          /* end (exclusive) */
@@ -94,6 +99,8 @@ typedef struct sprof_cfi_row {
     int32_t ra_offset;    /* return address saved at CFA + ra_offset (x86-64: -8) */
     uint8_t rbp_saved;    /* 1: caller's rbp saved at CFA + rbp_offset; 0: rbp unchanged */
     int32_t rbp_offset;
+    uint8_t rbx_rule;     /* enum sprof_reg_rule: the caller's rbx */
+    int32_t rbx_offset;   /* SPROF_REG_SAVED: at CFA + rbx_offset */
 } sprof_cfi_row;
 
 /* One loadable segment (PT_LOAD) of the binary, to map runtime PCs back. */

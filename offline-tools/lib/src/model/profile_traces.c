@@ -175,7 +175,7 @@ static int oracle_cfi(void *ctx, uint64_t pc, sprof_cfi_row *row)
     size_t len = sym ? strlen(sym->name) : 0;
     if (len > 4 && strcmp(sym->name + len - 4, "@plt") == 0) {
         *row = (sprof_cfi_row){ .lo = sym->lo, .hi = sym->hi, .cfa_reg = SPROF_CFA_RSP,
-                                .cfa_offset = 8, .ra_offset = -8 };
+                                .cfa_offset = 8, .ra_offset = -8, .rbx_rule = SPROF_REG_SAME };
         return 0;
     }
     return -1;

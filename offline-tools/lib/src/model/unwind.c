@@ -90,6 +90,18 @@ static void derive_next_record(const sprof_sample_view *s, sparse_mem *m)
     }
 }
 
+/* rbx at the sample, when the runtime recorded it (SPROF_CAND_RBX) */
+static int sample_rbx(const sprof_sample_view *s, uint64_t *bx)
+{
+    for (uint32_t i = 0; i < s->ncand; i++) {
+        if (s->cand_off[i] == SPROF_CAND_RBX) {
+            *bx = s->cand_val[i];
+            return 1;
+        }
+    }
+    return 0;
+}
+
 static int build_mem(const sprof_sample_view *s, sparse_mem *m, mem_word *small_w, uint64_t *small_rec)
 {
     size_t nw = (size_t)s->ncand + 2 * (size_t)s->nframes + 1;
@@ -130,6 +142,8 @@ static int build_mem(const sprof_sample_view *s, sparse_mem *m, mem_word *small_
             base = s->cand_val[i];
             continue;
         }
+        if (s->cand_off[i] == SPROF_CAND_RBX)
+            continue; /* a register, not a stack word (sample_rbx) */
         m->w[m->n] = (mem_word){ base + s->cand_off[i], s->cand_val[i], m->n };
         m->n++;
     }
@@ -227,6 +241,12 @@ size_t sprof_unwind_steps(const sprof_sample_view *s, const sprof_unwind_env *en
     }
     uint64_t pc = s->pc, sp = s->sp, fp = s->fp;
     int fp_known = 1, is_ret = 0;
+    /* rbx: recorded for samples in the dynamic linker (its lazy-binding
+     * trampoline keeps its CFA there), and known further out where a
+     * frame's CFI says where it saved its caller's (ld.so's _dl_fixup saves
+     * the trampoline's) or that it leaves it alone */
+    uint64_t bx = 0;
+    int bx_known = sample_rbx(s, &bx);
     /* index of the last frame record stepped through, -1 before any: when a
      * later step lacks a word, the chain continues right after it (this also
      * keeps kernel chains whose outer records have no known offset) */
@@ -252,6 +272,7 @@ size_t sprof_unwind_steps(const sprof_sample_view *s, const sprof_unwind_env *en
                 fp_known = mem_read(&m, sp + 40 + 10 * 8, &rbp) == 0;
                 if (fp_known)
                     fp = rbp;
+                bx_known = mem_read(&m, sp + 40 + 11 * 8, &bx) == 0; /* REG_RBX */
                 put(pcs, exact, &n, rip + 1, 1); /* exact pc (see unwind.h) */
                 info->signal_frames++;
                 pc = rip;
@@ -265,12 +286,16 @@ size_t sprof_unwind_steps(const sprof_sample_view *s, const sprof_unwind_env *en
                            row.cfa_reg != SPROF_CFA_UNDEFINED;
             uint64_t cfa = 0, ra = 0;
             int stepped = 0;
-            if (have_row && (row.cfa_reg == SPROF_CFA_RSP || fp_known)) {
-                cfa = (row.cfa_reg == SPROF_CFA_RBP ? fp : sp) + (uint64_t)(int64_t)row.cfa_offset;
+            int base_known = have_row && (row.cfa_reg == SPROF_CFA_RSP ||
+                                          (row.cfa_reg == SPROF_CFA_RBP && fp_known) ||
+                                          (row.cfa_reg == SPROF_CFA_RBX && bx_known));
+            if (base_known) {
+                uint64_t base = row.cfa_reg == SPROF_CFA_RBP ? fp : row.cfa_reg == SPROF_CFA_RBX ? bx : sp;
+                cfa = base + (uint64_t)(int64_t)row.cfa_offset;
                 stepped = cfa > sp && mem_read(&m, cfa + (uint64_t)(int64_t)row.ra_offset, &ra) == 0;
             }
             if (!stepped) {
-                if (have_row && cfa > sp && (row.cfa_reg == SPROF_CFA_RSP || fp_known) && !info->missing_word) {
+                if (base_known && cfa > sp && !info->missing_word) {
                     info->missing_word = 1;
                     info->gap_at = (uint32_t)n;
                 }
@@ -291,6 +316,10 @@ size_t sprof_unwind_steps(const sprof_sample_view *s, const sprof_unwind_env *en
                     if (fp_known)
                         fp = v;
                 }
+                if (row.rbx_rule == SPROF_REG_SAVED)
+                    bx_known = mem_read(&m, cfa + (uint64_t)(int64_t)row.rbx_offset, &bx) == 0;
+                else if (row.rbx_rule != SPROF_REG_SAME)
+                    bx_known = 0;
                 if (ra == 0)
                     break; /* outermost frame: the stack ends here */
                 if (env->is_code(env->ctx, ra)) {
@@ -334,6 +363,7 @@ size_t sprof_unwind_steps(const sprof_sample_view *s, const sprof_unwind_env *en
         pc = s->ret[take];
         sp = m.rec[take] + 16;
         fp_known = mem_read(&m, m.rec[take], &fp) == 0;
+        bx_known = 0; /* the frames skipped may have changed it */
         is_ret = 1;
     }
     free_mem(&m, small_w, small_rec);
