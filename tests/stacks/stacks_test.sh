@@ -22,6 +22,7 @@ threads_clone) prog=acc_shortthreads; args=quick ;;
 tailmain) prog=tailmain; args=0.6 ;;
 frame64k_noassist) args="frame64k 0.6" ;;
 nofp_deep) prog=nofp_deep; args=0.6 ;;
+lazybind) prog=lazybind; args="0.6 $LIB/liblazybind_caller.so" ;;
 esac
 "$BIN/sprof-symmap" "$BIN/$prog" -o bf.symmap --quiet || fail "sprof-symmap"
 # perf_event copies SPROF_PERF_STACK bytes of stack per sample (default 4 KiB)
@@ -50,7 +51,10 @@ share() { awk -v s="$1" '{ c = $NF; t += c; if (index($0, s)) w += c } END { pri
 # A sanitized build (SPROF_TEST_SANITIZED=1, tests/CMakeLists.txt) starts
 # and adapts later: perf_event's stack copy grows only once the writer has
 # seen cut samples, and under ASan on a PVM guest 96.5-98.8 % of these runs
-# were complete (2026-11-27): 2 pp less asked of perf_event there.
+# were complete (2026-11-27): 2 pp less asked of perf_event there; and 3
+# where its first passes are cut by design (frame64k: 94.8-98.4 % in 18
+# ASan runs on 2026-11-28, 99.6-99.8 % of the samples after the first
+# 30 ms, where the difference lies).
 slack=0
 [ "${SPROF_TEST_SANITIZED:-0}" = 1 ] && [ "$mech" = perf_event ] && slack=2
 complete_at_least() {
@@ -61,7 +65,10 @@ ok_complete() { complete_at_least 99.0; }
 # perf_event's samples before the writer's passes turned the handler's walks
 # on (2-3 passes, the first after 2 ms) are cut: ~1 % of a 0.6 s run at 2 kHz
 ok_complete_after_passes() {
-    if [ "$mech" = perf_event ]; then complete_at_least 97.5; else complete_at_least 99.0; fi
+    if [ "$mech" = perf_event ]; then
+        [ "$slack" = 2 ] && slack=3
+        complete_at_least 97.5
+    else complete_at_least 99.0; fi
 }
 
 case $MODE in
@@ -109,7 +116,10 @@ frame64k_blocked)
         grep -q 'samples from the handler.s walk, [1-9][0-9]* not matched' info.txt || fail "no sample counted as not matched"
     fi ;;
 frame32k)
-    ok_complete
+    # perf_event's first 4 KiB copies cannot hold the 32 KiB frame until
+    # the writer grows them: 98.7-99.6 % (2026-11-28, before and after the
+    # rbx work alike), 97.0-99.1 % under ASan
+    ok_complete_after_passes
     s=$(share "main;run_frame32k;bigframe_frameless32k;bigframe_leaf")
     awk -v s="$s" 'BEGIN { exit !(s >= 90) }' || fail "main;run_frame32k;bigframe_frameless32k;bigframe_leaf carries $s%" ;;
 deep400)
@@ -191,9 +201,20 @@ tailmain)
 nofp_deep)
     # no frame pointer anywhere, ~12 KiB deep: the return addresses must be
     # recorded up to main's frame (before: the candidates stopped at the
-    # pushed registers that scanning took for records, 2-8 KiB up)
-    ok_complete
+    # pushed registers that scanning took for records, 2-8 KiB up).
+    # perf_event's first 4 KiB copies are cut until the writer grows them:
+    # 98.8-99.4 % of a run, 100 % after its first 20 ms
+    ok_complete_after_passes
     s=$(share "main;nofp_run;nofp_descend;")
     awk -v s="$s" 'BEGIN { exit !(s >= 90) }' || fail "main;nofp_run;nofp_descend carries $s% (want >= 90)" ;;
+lazybind)
+    # about half the time binds symbols in ld.so's trampoline and
+    # _dl_fixup, called from lazy_call_all (named or not: ld.so may have no
+    # symbols). Before: every such sample lost its caller (the trampoline's
+    # CFA is in rbx), ~50 % complete; and a perf_event run died of a fault
+    # in sprof's writer, reading the code of a library unloaded since.
+    ok_complete_after_passes
+    s=$(share "main;lazy_call_all;")
+    awk -v s="$s" 'BEGIN { exit !(s >= 30) }' || fail "main;lazy_call_all carries $s% (want >= 30)" ;;
 esac
 echo "PASS: $MODE/$mech ($complete% complete)"
