@@ -328,6 +328,8 @@ def main():
     ap.add_argument("--rperf-noise", type=float, default=0.0)
     ap.add_argument("--work")
     ap.add_argument("--rows", help="append one line per row: case mech weight worst_pp rperf_pct status")
+    ap.add_argument("--confirm", type=int, default=0,
+                    help="run a mechanism that failed again, up to N times: it fails only if every run does")
     ap.add_argument("--verbose", "-v", action="store_true")
     args = ap.parse_args()
     if not args.bin_dir or not args.lib_dir:
@@ -346,38 +348,56 @@ def main():
         if not os.path.exists(symmap):
             run([os.path.join(args.bin_dir, "sprof-symmap"), prog, "-o", symmap, "--quiet"])
         for mech in args.mech.split(","):
-            try:
-                text, folded, note = profile(case, mech, prog, symmap, work, args)
-                truth, scope, rperf, low = parse_truth(text)
-                n = count_samples(folded["samples"])
-            except (RuntimeError, ValueError, OSError) as e:
-                print("accuracy: %-12s %-10s FAIL: %s" % (case, mech, e))
-                failed += 1
-                continue
-            for weight in ("samples", "cpu"):
-                res = score(truth, scope, rperf, low, parse_folded(folded[weight]), n, args)
-                key = "%s:%s:%s" % (case, mech, weight)
-                status = row_status(key, res, patterns)
-                if status == "FAIL":
-                    failed += 1
-                rp = "" if res["rperf"] is None else "  rperf %.2f%% (bound %.2f)" % (res["rperf"], res["rperf_bound"])
-                xpass = ("XPASS (within the quick run's noise allowance; the entry is judged at full length,"
-                         " bench/accuracy/run.sh)" if args.quick else "XPASS (unexpected pass: drop it from XFAIL)")
-                label = {"XFAIL": "expected failure", "XPASS": xpass}.get(status, status)
-                print("accuracy: %-12s %-10s %-7s worst %6.2f pp (%s)%s  %d samples, %.1f%% in scope  %s%s"
-                      % (case, mech, weight, res["worst"], res["worst_name"], rp, n, res["in_scope"], label,
-                         "  [" + note + "]" if note else ""))
-                if args.verbose or res["over"] or res["rperf_over"]:
-                    for name, lo, t, g, err, bound in res["lines"]:
-                        tr = "%6.2f%%" % t if lo == t else "%.2f-%.2f%%" % (lo, t)
-                        print("    %-20s truth %s  profile %6.2f%%  error %5.2f pp (bound %.2f)" % (name, tr, g, err, bound))
-                if args.rows:
-                    with open(args.rows, "a") as f:
-                        f.write("%s %s %s %.3f %s %s\n" % (case, mech, weight, res["worst"],
-                                "-" if res["rperf"] is None else "%.3f" % res["rperf"], status))
+            for attempt in range(args.confirm + 1):
+                out, rows, nfail = run_mech(case, mech, prog, symmap, work, args, patterns)
+                if not nfail or attempt == args.confirm:
+                    break
+                # a bound of a few sigmas is crossed by chance now and then
+                # (one quick row in ~20 on a loaded 2-core host, at 6c7b8a5
+                # as after it): a failure counts only if a new run repeats it
+                for line in out:
+                    print(line.replace("  FAIL", "  failed once: run again", 1) if "  FAIL" in line else line)
+            for line in out:
+                print(line)
+            if args.rows:
+                with open(args.rows, "a") as f:
+                    f.writelines(rows)
+            failed += nfail
     if not args.work:
         shutil.rmtree(work, ignore_errors=True)
     return 1 if failed else 0
+
+
+def run_mech(case, mech, prog, symmap, work, args, patterns):
+    """One profiled run of case under mech, scored: (lines, rows, failures)."""
+    out, rows, failed = [], [], 0
+    try:
+        text, folded, note = profile(case, mech, prog, symmap, work, args)
+        truth, scope, rperf, low = parse_truth(text)
+        n = count_samples(folded["samples"])
+    except (RuntimeError, ValueError, OSError) as e:
+        return ["accuracy: %-12s %-10s FAIL: %s" % (case, mech, e)], [], 1
+    for weight in ("samples", "cpu"):
+        res = score(truth, scope, rperf, low, parse_folded(folded[weight]), n, args)
+        key = "%s:%s:%s" % (case, mech, weight)
+        status = row_status(key, res, patterns)
+        if status == "FAIL":
+            failed += 1
+        rp = "" if res["rperf"] is None else "  rperf %.2f%% (bound %.2f)" % (res["rperf"], res["rperf_bound"])
+        xpass = ("XPASS (within the quick run's noise allowance; the entry is judged at full length,"
+                 " bench/accuracy/run.sh)" if args.quick else "XPASS (unexpected pass: drop it from XFAIL)")
+        label = {"XFAIL": "expected failure", "XPASS": xpass}.get(status, status)
+        out.append("accuracy: %-12s %-10s %-7s worst %6.2f pp (%s)%s  %d samples, %.1f%% in scope  %s%s"
+                   % (case, mech, weight, res["worst"], res["worst_name"], rp, n, res["in_scope"], label,
+                      "  [" + note + "]" if note else ""))
+        if args.verbose or res["over"] or res["rperf_over"]:
+            for name, lo, t, g, err, bound in res["lines"]:
+                tr = "%6.2f%%" % t if lo == t else "%.2f-%.2f%%" % (lo, t)
+                out.append("    %-20s truth %s  profile %6.2f%%  error %5.2f pp (bound %.2f)"
+                           % (name, tr, g, err, bound))
+        rows.append("%s %s %s %.3f %s %s\n" % (case, mech, weight, res["worst"],
+                    "-" if res["rperf"] is None else "%.3f" % res["rperf"], status))
+    return out, rows, failed
 
 
 if __name__ == "__main__":
