@@ -391,8 +391,8 @@ SPROF_HIDDEN uint32_t sprof_ring_fill_256(const struct sprof_ring *r);
  * from a file when the runtime started (the program, its libraries, the
  * vDSO), there until exit. VOLATILE: mapped since (dlopen, a JIT) or
  * anonymous: dlclose or munmap may take it away before the table is read
- * again, so its bytes are read only through sprof_code_read (a system call
- * that fails instead of faulting). */
+ * again, so its bytes are read only through a system call that fails
+ * instead of faulting (code_read, unwind_x86_64.c). */
 enum { SPROF_EXEC_NONE = 0, SPROF_EXEC_STABLE = 1, SPROF_EXEC_VOLATILE = 2 };
 SPROF_HIDDEN int sprof_exec_kind(uint64_t addr);
 SPROF_HIDDEN int sprof_is_exec(uint64_t addr);

@@ -175,6 +175,8 @@ enum sprof_kernel_sampling {
  * lazy-binding trampoline (_dl_runtime_resolve) keeps its CFA in rbx. At
  * most one, never in a stack another one shares. */
 #define SPROF_CAND_RBX 0xfffffffeu
+/* a candidate offset that names no stack word (REBASE, RBX) */
+#define SPROF_CAND_IS_MARKER(off) ((off) == SPROF_CAND_REBASE || (off) == SPROF_CAND_RBX)
 
 /* One sample. Layout after the fixed part, each array 8-byte padded:
  *   uint64_t ret[nframes];      return addresses of the frame-pointer chain,

@@ -43,7 +43,7 @@ struct stored {
     uint64_t sp, pc, fp;
     uint32_t index, fp0_off;
     uint32_t nframes, ncand;
-    uint32_t body_len, has_rebase;
+    uint32_t body_len, has_marker;
 };
 
 struct slot {
@@ -184,14 +184,14 @@ static uint32_t encode_stack(const struct stored *n, uint32_t tid)
     struct arrays a = arrays_of((const uint8_t *)(n + 1), n->nframes, n->ncand);
     uint32_t kf = 0, kc = 0;
     const struct stored *parent = NULL;
-    if (!n->has_rebase) {
+    if (!n->has_marker) {
         uint32_t tried[RECENT + 1], ntried = 0;
         tried[ntried++] = tid_last[tid % TID_SLOTS].tid == tid ? tid_last[tid % TID_SLOTS].off : 0;
         for (int i = 0; i < RECENT; i++) tried[ntried++] = recent[i];
         for (uint32_t i = 0; i < ntried; i++) {
             if (!tried[i] || (i && tried[i] == tried[0])) continue;
             const struct stored *p = at(tried[i]);
-            if (p->has_rebase) continue;
+            if (p->has_marker) continue;
             uint32_t f, c;
             shared_outer(p, n->sp, a, n->nframes, n->ncand, &f, &c);
             if (f + c > kf + kc) {
@@ -283,7 +283,7 @@ static int64_t stack_index(const struct sprof_rec_sample *s, const struct stored
     memcpy(n + 1, body, blen);
     struct arrays a = arrays_of(body, s->nframes, s->ncand);
     for (uint32_t c = 0; c < s->ncand; c++)
-        if (a.coff[c] == SPROF_CAND_REBASE || a.coff[c] == SPROF_CAND_RBX) n->has_rebase = 1;
+        if (SPROF_CAND_IS_MARKER(a.coff[c])) n->has_marker = 1;
     uint32_t rec = encode_stack(n, s->tid);
     if (!rec) return -1;
     sprof_out_raw(encoded, rec);

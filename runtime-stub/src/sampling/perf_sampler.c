@@ -220,14 +220,13 @@ static uint64_t sample_weight(const struct sprof_thread *t, uint64_t delta)
  * starts: a root frame of ours alone does not count). */
 static uint64_t own_lo, own_hi, exe_lo, exe_hi;
 /* the dynamic linker's code (its load bias is AT_BASE; none in a static program) */
-static uint64_t ldso_lo, ldso_hi;
+static uint64_t ldso_lo, ldso_hi, ldso_base;
 
 static int find_text(struct dl_phdr_info *info, size_t size, void *data)
 {
     (void)size;
     uint64_t self = (uint64_t)(uintptr_t)data;
     int program = !info->dlpi_name || !info->dlpi_name[0];
-    uint64_t ldso_base = getauxval(AT_BASE);
     for (int i = 0; i < info->dlpi_phnum; i++) {
         const ElfW(Phdr) *ph = &info->dlpi_phdr[i];
         if (ph->p_type != PT_LOAD || !(ph->p_flags & PF_X)) continue;
@@ -253,6 +252,7 @@ static int find_text(struct dl_phdr_info *info, size_t size, void *data)
 void sprof_perf_locate_code(void)
 {
     own_lo = own_hi = exe_lo = exe_hi = ldso_lo = ldso_hi = 0;
+    ldso_base = getauxval(AT_BASE);
     dl_iterate_phdr(find_text, (void *)(uintptr_t)&find_text);
 }
 

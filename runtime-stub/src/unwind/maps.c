@@ -182,15 +182,18 @@ static uint32_t add_ghosts(uint64_t *ranges, uint8_t *kinds, uint32_t nr, uint32
     nprev = nr;
     uint32_t keep = 0;
     for (uint32_t g = 0; g < nghosts; g++) {
+        /* dropped once mapped again (or over an earlier ghost, which ranges
+         * holds by now) */
         if (now >= ghosts[g].until || overlaps(ranges, nr, ghosts[g].s, ghosts[g].e)) continue;
+        uint64_t s = ghosts[g].s, e = ghosts[g].e;
         ghosts[keep++] = ghosts[g];
+        if (nr >= cap) continue;
         uint32_t at = nr; /* sorted insert: the ghosts are few */
-        if (nr >= cap || overlaps(ranges, nr, ghosts[keep - 1].s, ghosts[keep - 1].e)) continue;
-        while (at > 0 && ranges[2 * (at - 1)] > ghosts[keep - 1].s) at--;
+        while (at > 0 && ranges[2 * (at - 1)] > s) at--;
         memmove(ranges + 2 * at + 2, ranges + 2 * at, (nr - at) * 16u);
         memmove(kinds + at + 1, kinds + at, nr - at);
-        ranges[2 * at] = ghosts[keep - 1].s;
-        ranges[2 * at + 1] = ghosts[keep - 1].e;
+        ranges[2 * at] = s;
+        ranges[2 * at + 1] = e;
         kinds[at] = SPROF_EXEC_VOLATILE;
         nr++;
     }

@@ -127,17 +127,29 @@ static struct walk_tmp *tmp_of(struct sprof_rec_sample *rec, uint32_t max_depth)
     return (struct walk_tmp *)(void *)((uint8_t *)rec + sprof_pad8(sprof_max_record_size(max_depth)));
 }
 
-/* Is this page readable? One raw syscall; cannot fault. */
+/* len bytes of this process at addr into buf: one raw syscall, which
+ * fails instead of faulting where nothing is mapped */
+static int self_read(void *buf, uint64_t addr, uint32_t len)
+{
+    struct iovec l = {buf, len}, r = {(void *)(uintptr_t)addr, len};
+    return syscall(SYS_process_vm_readv, (long)g_sprof.pid, &l, 1L, &r, 1L, 0L) == (long)len;
+}
+
+/* Is this page readable? */
 static int page_readable(uint64_t page)
 {
     uint64_t tmp;
-    struct iovec l = {&tmp, 8}, r = {(void *)page, 8};
-    return syscall(SYS_process_vm_readv, (long)g_sprof.pid, &l, 1L, &r, 1L, 0L) == 8;
+    return self_read(&tmp, page, 8);
+}
+
+static inline int exec_kind(struct sprof_walk_mem *m, uint64_t addr)
+{
+    return m->xc ? sprof_exec_kind_cached(m->xc, addr) : sprof_exec_kind(addr);
 }
 
 static inline int is_exec(struct sprof_walk_mem *m, uint64_t addr)
 {
-    return m->xc ? sprof_is_exec_cached(m->xc, addr) : sprof_is_exec(addr);
+    return exec_kind(m, addr) != SPROF_EXEC_NONE;
 }
 
 /* len code bytes at addr into buf; 0 if [addr, addr + len) is not all code
@@ -149,15 +161,13 @@ static inline int is_exec(struct sprof_walk_mem *m, uint64_t addr)
  * through a system call that fails instead of faulting. */
 static int code_read(struct sprof_walk_mem *m, uint64_t addr, uint8_t *buf, uint32_t len)
 {
-    int k0 = m->xc ? sprof_exec_kind_cached(m->xc, addr) : sprof_exec_kind(addr);
-    int k1 = m->xc ? sprof_exec_kind_cached(m->xc, addr + len - 1) : sprof_exec_kind(addr + len - 1);
+    int k0 = exec_kind(m, addr), k1 = exec_kind(m, addr + len - 1);
     if (k0 == SPROF_EXEC_NONE || k1 == SPROF_EXEC_NONE) return 0;
     if (k0 == SPROF_EXEC_STABLE && k1 == SPROF_EXEC_STABLE) {
         memcpy(buf, (const void *)(uintptr_t)addr, len);
         return 1;
     }
-    struct iovec l = {buf, len}, r = {(void *)(uintptr_t)addr, len};
-    return syscall(SYS_process_vm_readv, (long)g_sprof.pid, &l, 1L, &r, 1L, 0L) == (long)len;
+    return self_read(buf, addr, len);
 }
 
 static inline int mem_read(struct sprof_walk_mem *m, uint64_t addr, uint64_t *out)
@@ -851,8 +861,7 @@ static int is_sigreturn_trampoline(struct sprof_walk_mem *m, uint64_t addr)
     uint8_t b[sizeof code];
     /* glibc's is in libc, there from the start: a word into code mapped
      * since (that may be gone) costs no system call */
-    int k = m->xc ? sprof_exec_kind_cached(m->xc, addr) : sprof_exec_kind(addr);
-    if (k != SPROF_EXEC_STABLE || !code_read(m, addr, b, sizeof b)) return 0;
+    if (exec_kind(m, addr) != SPROF_EXEC_STABLE || !code_read(m, addr, b, sizeof b)) return 0;
     return memcmp(b, code, sizeof code) == 0;
 }
 
@@ -870,13 +879,36 @@ static uint32_t sigreturn_word_off(const struct sprof_rec_sample *rec, struct sp
     for (uint32_t i = *from; i < nf + nc; i++) {
         uint32_t off = i < nf ? (fpoff[i] == SPROF_FPOFF_UNKNOWN ? SPROF_FPOFF_UNKNOWN : fpoff[i] + 8) : coff[i - nf];
         uint64_t val = i < nf ? ret[i] : cval[i - nf];
-        if (off != SPROF_FPOFF_UNKNOWN && off != SPROF_CAND_REBASE && is_sigreturn_trampoline(m, val)) {
+        if (off != SPROF_FPOFF_UNKNOWN && !SPROF_CAND_IS_MARKER(off) && is_sigreturn_trampoline(m, val)) {
             *from = i + 1;
             return off;
         }
     }
     *from = nf + nc;
     return SPROF_FPOFF_UNKNOWN;
+}
+
+/* Room for `extra` more candidates after rec's: the values move up behind
+ * the longer offset array (last first). Returns the new arrays' first free
+ * offset slot and value slot (index rec->ncand before the call), or 0 when
+ * the record would not fit in cap; rec's ncand and size are updated. */
+static int append_room(struct sprof_rec_sample *rec, uint32_t cap, uint32_t extra, uint32_t **coff_at,
+                       uint64_t **cval_at)
+{
+    uint32_t nf = rec->nframes, nc = rec->ncand, total = nc + extra;
+    uint64_t *ret = (uint64_t *)(rec + 1);
+    uint32_t *coff = (uint32_t *)(ret + nf) + sprof_pad8(nf * 4u) / 4u;
+    uint64_t *cval = (uint64_t *)(void *)(coff + sprof_pad8(nc * 4u) / 4u);
+    uint32_t size = (uint32_t)sizeof *rec + nf * 8u + sprof_pad8(nf * 4u) + sprof_pad8(total * 4u) + total * 8u;
+    if (size > cap || total > 0xffffu) return 0;
+    uint64_t *cval_new = (uint64_t *)(void *)(coff + sprof_pad8(total * 4u) / 4u);
+    memmove(cval_new, cval, nc * 8u);
+    if (total & 1) coff[total] = 0;
+    rec->ncand = (uint16_t)total;
+    rec->h.size = size;
+    *coff_at = coff + nc;
+    *cval_at = cval_new + nc;
+    return 1;
 }
 
 /* Is the sample in a signal handler's frames or its trampoline (on an
@@ -903,10 +935,6 @@ uint32_t sprof_add_interrupted_stack(struct sprof_rec_sample *rec, uint32_t cap,
                                      uint64_t thr_lo, uint64_t thr_hi, uint32_t max_depth)
 {
     if (max_depth > 512) max_depth = 512;
-    uint32_t nf = rec->nframes, nc = rec->ncand;
-    uint64_t *ret = (uint64_t *)(rec + 1);
-    uint32_t *coff = (uint32_t *)(ret + nf) + sprof_pad8(nf * 4u) / 4u;
-    uint64_t *cval = (uint64_t *)(void *)(coff + sprof_pad8(nc * 4u) / 4u);
     uint64_t rsp2 = 0, rbp2 = 0;
     for (uint32_t from = 0, off; !rsp2 && (off = sigreturn_word_off(rec, m, &from)) != SPROF_FPOFF_UNKNOWN;) {
         uint64_t gregs = rec->sp + off + 8 + 40;
@@ -925,22 +953,15 @@ uint32_t sprof_add_interrupted_stack(struct sprof_rec_sample *rec, uint32_t cap,
     if (!top) top = chain_top(&m2, rsp2, 0);
     int cut = 0;
     uint32_t n2 = collect_candidates(&m2, rsp2, thr_hi, NULL, NULL, 0, top, UINT64_MAX, w->coff, w->cval, &cut);
-    if (!n2) return rec->h.size;
-    uint32_t total = nc + 1 + n2;
-    uint32_t size = (uint32_t)sizeof *rec + nf * 8u + sprof_pad8(nf * 4u) + sprof_pad8(total * 4u) + total * 8u;
-    if (size > cap || total > 0xffffu) return rec->h.size;
-    /* the values move up behind the longer offset array: last first */
-    uint64_t *cval_new = (uint64_t *)(void *)(coff + sprof_pad8(total * 4u) / 4u);
-    memmove(cval_new, cval, nc * 8u);
-    cval_new[nc] = rsp2;
-    memcpy(cval_new + nc + 1, w->cval, n2 * 8u);
-    coff[nc] = SPROF_CAND_REBASE;
-    memcpy(coff + nc + 1, w->coff, n2 * 4u);
-    if (total & 1) coff[total] = 0;
-    rec->ncand = (uint16_t)total;
-    rec->h.size = size;
+    uint32_t *coff;
+    uint64_t *cval;
+    if (!n2 || !append_room(rec, cap, 1 + n2, &coff, &cval)) return rec->h.size;
+    coff[0] = SPROF_CAND_REBASE;
+    cval[0] = rsp2;
+    memcpy(coff + 1, w->coff, n2 * 4u);
+    memcpy(cval + 1, w->cval, n2 * 8u);
     if (cut) rec->flags |= SPROF_SAMPLE_STACK_CUT;
-    return size;
+    return rec->h.size;
 }
 
 /* ld.so's lazy-binding trampoline (_dl_runtime_resolve_xsave*: a third of
@@ -952,18 +973,11 @@ uint32_t sprof_add_interrupted_stack(struct sprof_rec_sample *rec, uint32_t cap,
 uint32_t sprof_add_rbx(struct sprof_rec_sample *rec, uint32_t cap, uint64_t rbx, uint64_t stack_hi)
 {
     if (!sprof_in_dynamic_linker(rec->pc) || rbx < rec->sp || rbx >= stack_hi || (rbx & 7)) return rec->h.size;
-    uint32_t nf = rec->nframes, nc = rec->ncand, total = nc + 1u;
-    uint64_t *ret = (uint64_t *)(rec + 1);
-    uint32_t *coff = (uint32_t *)(ret + nf) + sprof_pad8(nf * 4u) / 4u;
-    uint64_t *cval = (uint64_t *)(void *)(coff + sprof_pad8(nc * 4u) / 4u);
-    uint32_t size = (uint32_t)sizeof *rec + nf * 8u + sprof_pad8(nf * 4u) + sprof_pad8(total * 4u) + total * 8u;
-    if (size > cap || total > 0xffffu) return rec->h.size;
-    uint64_t *cval_new = (uint64_t *)(void *)(coff + sprof_pad8(total * 4u) / 4u);
-    memmove(cval_new, cval, nc * 8u);
-    cval_new[nc] = rbx;
-    coff[nc] = SPROF_CAND_RBX;
-    if (total & 1) coff[total] = 0;
-    rec->ncand = (uint16_t)total;
-    rec->h.size = size;
-    return size;
+    uint32_t *coff;
+    uint64_t *cval;
+    if (append_room(rec, cap, 1, &coff, &cval)) {
+        coff[0] = SPROF_CAND_RBX;
+        cval[0] = rbx;
+    }
+    return rec->h.size;
 }

@@ -22,6 +22,8 @@ typedef struct sparse_mem {
     size_t n;
     int sorted;
     uint64_t *rec;   /* absolute address of frame record i, 0 if unknown */
+    uint64_t bx;     /* rbx at the sample, when the runtime recorded it (SPROF_CAND_RBX) */
+    int bx_known;
 } sparse_mem;
 
 /* Up to this many words, lookups are linear (cheaper than sorting for
@@ -90,18 +92,6 @@ static void derive_next_record(const sprof_sample_view *s, sparse_mem *m)
     }
 }
 
-/* rbx at the sample, when the runtime recorded it (SPROF_CAND_RBX) */
-static int sample_rbx(const sprof_sample_view *s, uint64_t *bx)
-{
-    for (uint32_t i = 0; i < s->ncand; i++) {
-        if (s->cand_off[i] == SPROF_CAND_RBX) {
-            *bx = s->cand_val[i];
-            return 1;
-        }
-    }
-    return 0;
-}
-
 static int build_mem(const sprof_sample_view *s, sparse_mem *m, mem_word *small_w, uint64_t *small_rec)
 {
     size_t nw = (size_t)s->ncand + 2 * (size_t)s->nframes + 1;
@@ -142,8 +132,11 @@ static int build_mem(const sprof_sample_view *s, sparse_mem *m, mem_word *small_
             base = s->cand_val[i];
             continue;
         }
-        if (s->cand_off[i] == SPROF_CAND_RBX)
-            continue; /* a register, not a stack word (sample_rbx) */
+        if (s->cand_off[i] == SPROF_CAND_RBX) { /* a register, not a stack word */
+            m->bx = s->cand_val[i];
+            m->bx_known = 1;
+            continue;
+        }
         m->w[m->n] = (mem_word){ base + s->cand_off[i], s->cand_val[i], m->n };
         m->n++;
     }
@@ -245,8 +238,8 @@ size_t sprof_unwind_steps(const sprof_sample_view *s, const sprof_unwind_env *en
      * trampoline keeps its CFA there), and known further out where a
      * frame's CFI says where it saved its caller's (ld.so's _dl_fixup saves
      * the trampoline's) or that it leaves it alone */
-    uint64_t bx = 0;
-    int bx_known = sample_rbx(s, &bx);
+    uint64_t bx = m.bx;
+    int bx_known = m.bx_known;
     /* index of the last frame record stepped through, -1 before any: when a
      * later step lacks a word, the chain continues right after it (this also
      * keeps kernel chains whose outer records have no known offset) */

@@ -338,7 +338,7 @@ static int decode_stack(sprof_trace *t, const uint8_t *p, uint32_t size, char *e
         }
         for (uint32_t i = 0; i < (uint32_t)r.keep_cands; i++) {
             uint32_t from = par->ncand - (uint32_t)r.keep_cands + i, y = pco[from];
-            uint64_t o = y == SPROF_CAND_REBASE || y == SPROF_CAND_RBX ? y : par->sp + y - r.sp;
+            uint64_t o = SPROF_CAND_IS_MARKER(y) ? y : par->sp + y - r.sp;
             if (o > UINT32_MAX)
                 BAD("STACK keeps a candidate at 0x%llx, below its sp", (unsigned long long)(par->sp + y));
             coff[r.ncand + i] = (uint32_t)o;
