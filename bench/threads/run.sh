@@ -5,7 +5,10 @@
 #
 # thread_start.c starts threads one after another; each reads its own CPU
 # clock at the end of a ~7 us routine. Prints, per configuration, the median
-# over the rounds of that CPU per thread (us) and its ratio to a bare run:
+# over the rounds of that CPU per thread (us) and its ratio to a bare run,
+# then the whole process's CPU per thread while its main thread works
+# beside each new one (sprof's own threads included; perf's own process
+# is not):
 # sprof's mechanisms (LD_PRELOAD) beside `perf record -g` (its inherited
 # events: the peer's price for the same thread), rounds rotated.
 # Env: SPROF_BUILD (default <repo>/build).
@@ -54,14 +57,15 @@ for r in $(seq "$runs"); do
     done
 done
 awk -v runs="$runs" -v threads="$threads" '
-    { v[$1] = v[$1] " " $2; n[$1]++ }
+    { v[$1] = v[$1] " " $2; p[$1] = p[$1] " " $3; n[$1]++ }
     function median(s,   a, k, i, j, t) { k = split(s, a, " "); for (i = 1; i <= k; i++) for (j = i + 1; j <= k; j++) if (a[j] + 0 < a[i] + 0) { t = a[i]; a[i] = a[j]; a[j] = t } return a[int((k + 1) / 2)] }
     END {
         printf "thread start: the new thread'"'"'s CPU to the end of a ~7 us routine, %d threads, median of %d\n", threads, runs
-        printf "%-24s %10s %8s\n", "configuration", "us/thread", "x bare"
-        b = median(v["bare"])
+        printf "%-24s %10s %8s %14s %8s\n", "configuration", "us/thread", "x bare", "process us/thr", "x bare"
+        b = median(v["bare"]); bp = median(p["bare"])
         split("bare sprof_perf_event sprof_perf_event_tick sprof_cpuclock perf_record_g", order, " ")
         for (i = 1; i <= 5; i++) { c = order[i]
             if (!n[c]) { printf "%-24s %10s\n", c, "skipped"; continue }
-            m = median(v[c]); printf "%-24s %10.1f %8.2f\n", c, m, (b > 0 ? m / b : 0) }
+            m = median(v[c]); mp = median(p[c])
+            printf "%-24s %10.1f %8.2f %14.1f %8.2f\n", c, m, (b > 0 ? m / b : 0), mp, (bp > 0 ? mp / bp : 0) }
     }' "$work/raw"

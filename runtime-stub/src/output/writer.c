@@ -769,6 +769,18 @@ void sprof_writer_wake(void)
     sprof_futex_wake(&wake_seq);
 }
 
+/* Until t the writer looks for new threads every ms by itself: a thread
+ * that starts meanwhile need not wake it. A wake is dear (a futex wake of
+ * a thread asleep on another CPU: ~50 us of the waker's CPU on a PVM
+ * guest, where a bare thread start costs ~5 us); only the first thread of
+ * a burst pays it. */
+static void writer_polls_until(uint64_t t)
+{
+    uint64_t at = atomic_load(&g_sprof.attach_wake_ns);
+    while (at < t && !atomic_compare_exchange_weak(&g_sprof.attach_wake_ns, &at, t)) {
+    }
+}
+
 void sprof_writer_nudge(void)
 {
     uint64_t now = sprof_now_ns(CLOCK_MONOTONIC), at = atomic_load(&g_sprof.attach_wake_ns);
@@ -820,6 +832,7 @@ static void *writer_main(void *arg)
         }
         /* threads are starting: look again every ms while they do */
         if (spares) attach_poll_until = now + 10 * SPROF_ATTACH_POLL_NS;
+        if (attach_poll_until > now) writer_polls_until(attach_poll_until);
         sprof_spare_stock();
         if (now < next) continue; /* woken early, for an attach only */
         next += period;
