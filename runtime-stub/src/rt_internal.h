@@ -266,7 +266,10 @@ struct sprof_globals {
     pthread_t writer_tid, sampler_tid;
     int writer_started, sampler_started;
     _Atomic int io_lock;  /* owner of the file + ring consumers */
-    struct sprof_thread threads[SPROF_MAX_THREADS];
+    /* SPROF_MAX_THREADS slots, zero-initialised memory of their own (1.8 MiB:
+     * in g_sprof, whose initialiser is not all zeros, they were file-backed
+     * .data, and every first write to a page copied it from the library) */
+    struct sprof_thread *threads;
     _Atomic int slots_hi; /* slots at or above this index were never claimed */
     _Atomic uint32_t reg_lock; /* slot claims (never taken in a handler): sprof_lock */
     _Atomic uint64_t threads_seen;
@@ -531,6 +534,7 @@ SPROF_HIDDEN void sprof_carry_reset(struct sprof_thread *t);
 SPROF_HIDDEN struct sprof_thread *sprof_thread_register(uint64_t start_pc);
 SPROF_HIDDEN void sprof_thread_unregister(void);
 SPROF_HIDDEN void sprof_thread_release(struct sprof_thread *t); /* writer: after final drain */
+SPROF_HIDDEN void sprof_slots_prepare(void); /* writer: fault in the slots the next threads will claim */
 SPROF_HIDDEN void sprof_thread_release_perf(struct sprof_thread *t);
 
 /* mechanisms */

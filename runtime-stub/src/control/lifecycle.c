@@ -11,7 +11,8 @@
 #include "rt_internal.h"
 #include "sampling/pacer_local.h"
 
-struct sprof_globals g_sprof = {.fd = -1};
+static struct sprof_thread thread_slots[SPROF_MAX_THREADS];
+struct sprof_globals g_sprof = {.fd = -1, .threads = thread_slots};
 
 static const int fatal_sigs[] = {SIGSEGV, SIGBUS, SIGILL, SIGFPE, SIGABRT, SIGTRAP, SIGSYS,
                                  SIGTERM, SIGINT, SIGHUP, SIGQUIT, SIGXCPU};
@@ -81,7 +82,7 @@ static void fork_child(void)
         sigaltstack(&off, NULL);
     }
     sprof_self = NULL;
-    for (int i = 0; i < SPROF_MAX_THREADS; i++) {
+    for (int i = 0, hi = sprof_slots_hi(); i < hi; i++) {
         struct sprof_thread *t = &g_sprof.threads[i];
         if (atomic_load(&t->state) == SLOT_FREE) continue;
         if (t->perf_base) munmap(t->perf_base, t->perf_len);
@@ -328,12 +329,12 @@ void sprof_stop(void)
      * stack copy (perf_adapt.c), replacing the descriptor and its entry in
      * the owned-descriptor table (a data race under TSan, faults sigmask) */
     if (sprof_uses_perf())
-        for (int i = 0; i < SPROF_MAX_THREADS; i++)
+        for (int i = 0, hi = sprof_slots_hi(); i < hi; i++)
             if (atomic_load(&g_sprof.threads[i].state) == SLOT_ACTIVE) sprof_perf_thread_stop(&g_sprof.threads[i]);
     sprof_io_unlock();
     sprof_sampler_stop();
     sprof_signal_uninstall();
-    for (int i = 0; i < SPROF_MAX_THREADS; i++) {
+    for (int i = 0, hi = sprof_slots_hi(); i < hi; i++) {
         struct sprof_thread *t = &g_sprof.threads[i];
         if (atomic_load(&t->state) != SLOT_ACTIVE) continue;
         sprof_timers_retire(t);

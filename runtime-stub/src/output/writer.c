@@ -834,6 +834,7 @@ static void *writer_main(void *arg)
         if (spares) attach_poll_until = now + 10 * SPROF_ATTACH_POLL_NS;
         if (attach_poll_until > now) writer_polls_until(attach_poll_until);
         sprof_spare_stock();
+        sprof_slots_prepare();
         if (now < next) continue; /* woken early, for an attach only */
         next += period;
         if (next < now) next = now;
