@@ -63,11 +63,20 @@ complete_at_least() {
 }
 ok_complete() { complete_at_least 99.0; }
 # perf_event's samples before the writer's passes turned the handler's walks
-# on (2-3 passes, the first after 2 ms) are cut: ~1 % of a 0.6 s run at 2 kHz
+# on (2-3 passes, the first after 2 ms) are cut: ~1 % of a 0.6 s run at 2 kHz,
+# more when the writer's first passes come late on a loaded machine (frame64k
+# 97.0 % once in a full ctest run on 2026-11-28, and 1 of 16 runs beside a
+# busy loop; 97.8-99.5 % otherwise, the same before and after that day's
+# runtime change). So: the whole run at least 96 %, and from 100 ms on, once
+# the passes have adapted, the same 99 % as any other stack.
 ok_complete_after_passes() {
     if [ "$mech" = perf_event ]; then
         [ "$slack" = 2 ] && slack=3
-        complete_at_least 97.5
+        complete_at_least 96.0
+        "$BIN/sprof-fold" --from 0.1 t.bin bf.symmap > /dev/null 2> err_late || { cat err_late; fail "sprof-fold --from 0.1"; }
+        complete=$(grep -o '[0-9.]*% complete' err_late | tr -d '% complete')
+        echo "from 100 ms on: $complete% complete"
+        complete_at_least 99.0
     else complete_at_least 99.0; fi
 }
 
