@@ -126,8 +126,11 @@ enum sprof_attach_state {
                            * writer stops any event it opened; it never waits */
 };
 
+/* A slot starts on a cache line of its own: the fields a thread's handler
+ * writes and those the pacer and the writer write for its neighbour never
+ * share one. */
 struct sprof_thread {
-    _Atomic int state;
+    _Alignas(64) _Atomic int state;
     uint32_t tid;
     uint64_t stack_lo, stack_hi; /* [lo, hi) of the thread's own stack */
     /* about the lowest address the thread's outermost frame record (main's,
