@@ -76,6 +76,13 @@ int main(void)
     for (size_t i = 0; i < self->nsymbols; i++)
         plt |= strcmp(self->symbols[i].name, "malloc@plt") == 0;
     CHECK(plt, "malloc@plt not synthesized");
+    /* and the PLT's header, where every lazy binding passes, is ".plt" */
+    const sprof_elf_symbol *header = NULL;
+    for (size_t i = 0; i < self->nsymbols; i++)
+        if (strcmp(self->symbols[i].name, ".plt") == 0)
+            header = &self->symbols[i];
+    CHECK(header && header->hi - header->lo >= 16 && sprof_elf_symbol_at(self, header->lo + 6) == header,
+          "the PLT header is not named .plt");
 
     /* libc: stripped of .symtab on Debian, named through .dynsym (and the
      * debug file when installed) */

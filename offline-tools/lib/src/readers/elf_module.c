@@ -440,6 +440,14 @@ static int collect_plt_stubs(const elf_view *v, sprof_elf_module *m, sym_list *o
         else if (strcmp(name, ".plt.sec") == 0)
             plt_sec = &v->sh[i];
     }
+    /* its 16-byte header (push GOT[1]; jmp *GOT[2]: every lazy binding
+     * passes there) is ".plt", as perf names it; so are, with .plt.sec,
+     * the lazy entries after it (push n; jmp to the header) */
+    if (plt && plt->sh_type == SHT_PROGBITS && plt->sh_size >= 16) {
+        uint64_t hi = plt_sec ? plt->sh_addr + plt->sh_size : plt->sh_addr + 16;
+        if (sym_push(out, plt->sh_addr, hi, ".plt", 0) != 0)
+            return -1;
+    }
     const Elf64_Shdr *dynsym, *strs;
     if (!rela || !plt || !rela_with_dynsym(v, rela, &dynsym, &strs))
         return 0;
