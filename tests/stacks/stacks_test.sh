@@ -45,7 +45,9 @@ mech=$(sed -n 's/^mechanism: *//p' info.txt)
 grep '^per sample' info.txt
 "$BIN/sprof-fold" t.bin bf.symmap > folded 2> err || { cat err; fail "sprof-fold"; }
 cat err
-complete=$(grep -o '[0-9.]*% complete' err | tr -d '% complete')
+# the "N% complete" figure of a sprof-fold message file
+complete_of() { grep -o '[0-9.]*% complete' "$1" | tr -d '% complete'; }
+complete=$(complete_of err)
 # the share of the weight on stacks containing $1
 share() { awk -v s="$1" '{ c = $NF; t += c; if (index($0, s)) w += c } END { printf "%.1f\n", t ? 100 * w / t : 0 }' folded; }
 # A sanitized build (SPROF_TEST_SANITIZED=1, tests/CMakeLists.txt) starts
@@ -74,7 +76,7 @@ ok_complete_after_passes() {
         [ "$slack" = 2 ] && slack=3
         complete_at_least 96.0
         "$BIN/sprof-fold" --from 0.1 t.bin bf.symmap > /dev/null 2> err_late || { cat err_late; fail "sprof-fold --from 0.1"; }
-        complete=$(grep -o '[0-9.]*% complete' err_late | tr -d '% complete')
+        complete=$(complete_of err_late)
         echo "from 100 ms on: $complete% complete"
         complete_at_least 99.0
     else complete_at_least 99.0; fi
