@@ -27,6 +27,13 @@
 # how much sampling faster perturbs what the profile says, with the
 # standard error of that move from the rounds' spread ("within noise" when
 # a move over 1 pp is within 2 SE: the program's own variance, not the rate).
+# With perf, it then separates the host's part: each program under the
+# highest rate's interrupts alone (a perf task-clock event recording no
+# stack: program CPU x bare), and sprof at the lowest rate with bare
+# interrupts making up the highest rate: if its shares move as sprof's at
+# the highest rate do, the program itself runs differently when interrupted
+# that often (a PVM guest here: json_parse x2.1 under 10 kHz of bare
+# interrupts), which no sampler at that rate can avoid.
 # Needs perf (root or perf_event_paranoid <= 1) for the perf columns; they
 # say "skipped" otherwise. Env: SPROF_BUILD (default <repo>/build).
 set -uo pipefail
@@ -75,6 +82,12 @@ fi
 args_of() { awk -v n="$1" '$1 == n { $1 = ""; print }' "$corpus/programs/args.txt"; }
 cfgs=(bare:0)
 for hz in $rates; do cfgs+=("sprof:$hz" "cpuclock:$hz" "perf:$hz"); done
+set -- $rates
+lo=$1 hi=${!#}
+# the host's part of the observer effect: the program under the highest
+# rate's interrupts alone (a perf task-clock event that records no stack),
+# and sprof at the lowest rate with bare interrupts making up the rest
+[ "$lo" != "$hi" ] && [ -z "$perf_skip" ] && cfgs+=("irq:$hi" "sprofirq:$lo")
 mkdir -p "$work/raw" "$work/shares"
 
 # self shares, one "function share" per line, from a folded file / a perf.data
@@ -121,6 +134,19 @@ run_one() { # PROG CFG HZ ROUND
         echo "$r $tot $((tot - ${own:-0})) ${n:-0} ${own:-0} $dl" >>"$work/raw/$p.$cfg.$hz"
         "$bin/sprof-fold" --weight=samples "$t" "$exe.symmap" 2>/dev/null >"$work/f.folded" &&
             sprof_shares "$work/f.folded" >"$work/shares/$p.$cfg.$hz.$r" ;;
+    irq)
+        "$measure" "$work/m" -- perf record -q -e task-clock -c $((1000000000 / hz)) -o "$work/p.data" -- \
+            "$measure" "$work/mi" -- "$exe" $a >/dev/null 2>"$work/err" || { log "$p irq@$hz failed: $(tail -1 "$work/err")"; return; }
+        read -r _ tot _ <"$work/m"
+        read -r _ inner _ <"$work/mi"
+        echo "$r $tot $inner 0 0" >>"$work/raw/$p.irq.$hz" ;;
+    sprofirq)
+        rm -f "$t"
+        "$measure" "$work/m" -- perf record -q -e task-clock -c $((1000000000 / (hi - hz))) -o "$work/p.data" -- \
+            env SPROF_OUT="$t" SPROF_HZ="$hz" LD_PRELOAD="$lib/libsprof.so" "$exe" $a >/dev/null 2>"$work/err" ||
+            { log "$p sprofirq@$hz failed: $(tail -1 "$work/err")"; return; }
+        "$bin/sprof-fold" --weight=samples "$t" "$exe.symmap" 2>/dev/null >"$work/f.folded" &&
+            sprof_shares "$work/f.folded" >"$work/shares/$p.sprofirq.$hz.$r" ;;
     perf)
         [ -n "$perf_skip" ] && return
         "$measure" "$work/m" -- perf record -q -e cpu-clock -g -F "$hz" -o "$work/p.data" -- \
@@ -172,8 +198,8 @@ delivered() { # PROG CFG HZ: median delivered %, "+lost %" when the pacer forgav
 # standard error from the rounds' spread (sqrt(var_lo/n_lo + var_hi/n_hi)).
 # A program's own run-to-run variance (template's system time moves 46-60 %
 # between runs) moves shares at any rate; a move within 2 SE is that noise.
-shift_of() { # PROG TOOL LO HI
-    local lo=("$work/shares/$1.$2.$3".*) hi=("$work/shares/$1.$2.$4".*)
+shift_of() { # PROG TOOL LO HI [TOOL_AT_HI]
+    local lo=("$work/shares/$1.$2.$3".*) hi=("$work/shares/$1.${5:-$2}.$4".*)
     [ -f "${lo[0]}" ] && [ -f "${hi[0]}" ] || { echo "-"; return; }
     { for f in "${lo[@]}"; do sed 's/^/L\t/' "$f"; done; for f in "${hi[@]}"; do sed 's/^/H\t/' "$f"; done; } |
         awk -F'\t' -v nl=${#lo[@]} -v nh=${#hi[@]} '
@@ -203,8 +229,6 @@ for p in "${progs[@]}"; do
             "$(delivered "$p" sprof "$hz")" "$(delivered "$p" cpuclock "$hz")"
     done
 done
-set -- $rates
-lo=$1; hi=${!#}
 if [ "$lo" != "$hi" ]; then
     echo
     echo "== largest self-share move between $lo Hz and $hi Hz (functions >= 1 %; shares averaged over rounds; +- the standard error from their spread)"
@@ -213,4 +237,16 @@ if [ "$lo" != "$hi" ]; then
         printf "%-11s cpuclock  %s\n" "" "$(shift_of "$p" cpuclock "$lo" "$hi")"
         printf "%-11s perf      %s\n" "" "$(shift_of "$p" perf "$lo" "$hi")"
     done
+    if [ -z "$perf_skip" ]; then
+        echo
+        echo "== the host's part: interrupts alone (a perf task-clock event at $hi Hz that records no stack)"
+        echo "   program x bare: under those interrupts alone, under sprof at $hi Hz; share moves: sprof at $lo Hz"
+        echo "   against sprof at $lo Hz with $((hi - lo)) Hz of bare interrupts added (the program's own response to"
+        echo "   the interrupt rate), and that against sprof at $hi Hz (what sampling faster changes besides)"
+        for p in "${progs[@]}"; do
+            printf "%-11s x bare  interrupts alone %s, sprof %s\n" "$p" "$(ratio "$p" irq "$hi" 3)" "$(ratio "$p" sprof "$hi" 3)"
+            printf "%-11s added interrupts  %s\n" "" "$(shift_of "$p" sprof "$lo" "$lo" sprofirq)"
+            printf "%-11s then $hi Hz      %s\n" "" "$(shift_of "$p" sprofirq "$lo" "$hi" sprof)"
+        done
+    fi
 fi

@@ -32,6 +32,12 @@ if [ -f "$SPROF_SRC/../shared/spinel-corpus/build.sh" ]; then
             fail "corpus row at $hz Hz lacks figures: $line"
     done
     grep -Eq '^ +cpuclock +[0-9.]+ pp' "$out/o" || fail "no cpuclock line in the corpus rate-move table"
+    # with perf: the program under bare interrupts, and sprof with them added
+    if ! grep -q 'perf columns skipped' "$out/o"; then
+        grep -Eq '^wordfreq +x bare +interrupts alone [0-9.]+, sprof [0-9.]+' "$out/o" ||
+            fail "no interrupts-alone figure in the corpus table"
+        grep -Eq '^ +added interrupts +[0-9.]+ pp' "$out/o" || fail "no added-interrupts move in the corpus table"
+    fi
 else
     echo "bench_scripts_smoke: no ../shared/spinel-corpus: corpus table not checked"
 fi
