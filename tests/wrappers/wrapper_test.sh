@@ -14,6 +14,10 @@
 #           its first helper, and python ran unprofiled)
 #         | timeout_short (timeout 5 ./app running 30 ms: a short program behind a
 #           wrapper keeps the name, it is no helper)
+#         | shim_nested (a helper that takes a few samples, its output read by a
+#           subshell of the shim, not the shim itself: pyenv's abs_dirname runs
+#           readlink in $(...) inside ( ... ) inside $(...); python ran unprofiled
+#           with 30 "exists; not overwriting" lines)
 # Env from ctest: SPROF_BIN, SPROF_LIB.
 set -u
 CASE=$1
@@ -38,6 +42,7 @@ wrapped() {
     helper) set -- bash -c 'i=0; while [ $i -lt 300000 ]; do i=$((i+1)); done; ./app spin 0.1; true' ;;
     shim) set -- bash -c 'a=$(readlink -f ./app); b=$(uname); c=$(id -u); exec ./app spin 0.3' ;;
     timeout_short) set -- timeout 5 ./app spin 0.03 ;;
+    shim_nested) set -- bash -c 'd=$( ( p="$(./app spin 0.02 || true)"; echo "$p" ) ); exec ./app spin 0.3' ;;
     *) echo "unknown case $CASE" >&2; exit 2 ;;
     esac
     env "$@" > out 2> err

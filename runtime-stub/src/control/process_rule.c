@@ -167,11 +167,27 @@ static int stdout_read_by(pid_t pid)
     return found;
 }
 
+/* Is our output read by the ancestor `who` or by a process between it and
+ * us: a command substitution in its shell? A subshell is a fork without
+ * an exec (no trace of its own): pyenv's `$(abs_dirname ...)` runs
+ * `( ... path="$(resolve_link ...)" ... )`, and readlink's output is read by
+ * the inner subshell, two forks below the shell that held the name. */
+static int stdout_read_within(pid_t who)
+{
+    pid_t p = getppid();
+    for (int depth = 0; p > 1 && depth < 64; depth++) {
+        if (stdout_read_by(p)) return 1;
+        if (p == who) return 0;
+        p = parent_of(p);
+    }
+    return 0;
+}
+
 /* The ancestor whose trace this process moved aside to take the name
  * (0: none): a helper that turns out tiny gives the name back at its exit. */
 static pid_t taken_from;
-/* ... and whether it held the other end of our stdout pipe then: we are
- * its command substitution. Known when the name is taken, not at exit:
+/* ... and whether its shell read our stdout pipe then (it, or a subshell
+ * of it): we are its command substitution. Known when the name is taken, not at exit:
  * coreutils (readlink, uname, id) close stdout in an atexit handler that
  * runs before sprof's finish, and the shell closes its end at the EOF; a
  * shim's helper that took a sample (slow page faults on a VM) then kept
@@ -196,7 +212,7 @@ int sprof_rule_name_held(const char *path)
     name_with_pid(path, (uint32_t)h.pid, moved, sizeof moved);
     if (rename_noreplace(path, moved) != 0) return SPROF_NAME_OTHER;
     taken_from = h.pid;
-    read_by_taken_from = stdout_read_by(h.pid);
+    read_by_taken_from = stdout_read_within(h.pid);
     return SPROF_NAME_TAKEN_OVER;
 }
 
