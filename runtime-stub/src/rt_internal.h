@@ -745,10 +745,14 @@ SPROF_HIDDEN void sprof_check_blocked_signal(void);
 
 /* process_rule.c: which process of a tree holds the trace's name (docs/runtime.md, "Wrappers") */
 /* open path, the name exists: who holds it? A wrapper ancestor's trace is
- * moved aside (TAKEN_OVER: the name is free now); ANCESTOR: a live ancestor
+ * moved aside, or the name went meanwhile (TAKEN_OVER: the name is free now); ANCESTOR: a live ancestor
  * that did work holds it (run unprofiled, silently); OTHER: anyone else */
 enum sprof_name_holder { SPROF_NAME_OTHER = 0, SPROF_NAME_TAKEN_OVER = 1, SPROF_NAME_ANCESTOR = 2 };
-SPROF_HIDDEN int sprof_rule_name_held(const char *path);
+SPROF_HIDDEN int sprof_rule_name_held(const char *path, pid_t *holder, int *live);
+/* why this process runs unprofiled: the name exists (holder 0: not a
+ * trace), holds the trace of a process that ended, or another live
+ * process writes it */
+SPROF_HIDDEN void sprof_rule_say_held(const char *path, pid_t holder, int live);
 /* finish, before the descriptor closes: remove an empty trace left at exec
  * or by a wrapper whose name went to a descendant; 1 = stay silent at exit */
 SPROF_HIDDEN int sprof_rule_at_finish(int fd);

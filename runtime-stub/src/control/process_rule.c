@@ -23,6 +23,7 @@
 #include <sys/mman.h>
 #include <sys/stat.h>
 #include <sys/syscall.h>
+#include <time.h>
 #include <unistd.h>
 
 #include "rt_internal.h"
@@ -194,26 +195,101 @@ static pid_t taken_from;
  * the name, and the program the shim exec'd ran unprofiled. */
 static int read_by_taken_from;
 
-int sprof_rule_name_held(const char *path)
+/* The command name of process pid ("?" if unknown), for a message. */
+static void comm_of(pid_t pid, char *out, size_t outlen)
+{
+    char path[48];
+    join_number("/proc", '/', (uint32_t)pid, path, sizeof path - 6);
+    strcat(path, "/comm");
+    snprintf(out, outlen, "?");
+    int fd = open(path, O_RDONLY | O_CLOEXEC);
+    if (fd < 0) return;
+    ssize_t n = read(fd, out, outlen - 1);
+    close(fd);
+    if (n <= 0) {
+        snprintf(out, outlen, "?");
+        return;
+    }
+    out[n] = 0;
+    out[strcspn(out, "\n")] = 0;
+}
+
+void sprof_rule_say_held(const char *path, pid_t holder, int live)
+{
+    if (holder <= 0) {
+        sprof_warn("%s exists; not overwriting it (set SPROF_OVERWRITE=1); running unprofiled", path);
+        return;
+    }
+    if (!live) {
+        /* a trace of an earlier run, or of another program of this one that
+         * has ended (`a | b; c`): either remedy may be the one wanted */
+        sprof_warn("%s exists (the trace of pid %d, ended); not overwriting it; running unprofiled (set "
+                   "SPROF_OVERWRITE=1 to replace it, or put %%p in SPROF_OUT for a file per process)",
+                   path, (int)holder);
+        return;
+    }
+    /* another program of the same run (a pipeline's other end, make's other
+     * jobs): overwriting is no remedy, a file per process is */
+    char who[32], me[32];
+    comm_of(holder, who, sizeof who);
+    comm_of(getpid(), me, sizeof me);
+    sprof_warn("%s is being written by pid %d (%s); this process (%s) runs unprofiled (a %%p in SPROF_OUT gives "
+               "each process its own file)",
+               path, (int)holder, who, me);
+}
+
+static int name_held_once(const char *path, pid_t *holder, int *live, int *raced)
 {
     taken_from = 0;
+    *holder = 0;
+    *live = 0;
+    *raced = 0;
     int fd = open(path, O_RDONLY | O_NOFOLLOW | O_CLOEXEC | O_NONBLOCK);
-    if (fd < 0) return SPROF_NAME_OTHER;
+    /* gone since the caller's create failed: moved aside by another
+     * process taking it over, whose own file comes a moment later */
+    if (fd < 0) return errno == ENOENT ? SPROF_NAME_TAKEN_OVER : SPROF_NAME_OTHER;
     struct stat st;
     struct holder h = {0, 0, 0};
-    if (fstat(fd, &st) == 0 && S_ISREG(st.st_mode) && st.st_uid == geteuid() &&
-        st.st_size >= (off_t)(sizeof(struct sprof_trace_file_header) + sizeof(struct sprof_rec_info)))
+    const off_t least = (off_t)(sizeof(struct sprof_trace_file_header) + sizeof(struct sprof_rec_info));
+    /* a trace created a moment ago (a sibling started with us) gets its
+     * header and INFO at its writer's first flush: wait for them, 100 ms at most */
+    for (int tries = 0; tries < 50 && fstat(fd, &st) == 0 && S_ISREG(st.st_mode) && st.st_size < least &&
+                        st.st_uid == geteuid() && time(NULL) - st.st_mtime < 2;
+         tries++) {
+        struct timespec pause = {0, 2000000};
+        nanosleep(&pause, NULL);
+    }
+    if (fstat(fd, &st) == 0 && S_ISREG(st.st_mode) && st.st_uid == geteuid() && st.st_size >= least)
         h = read_holder(fd, (uint64_t)st.st_size);
     close(fd);
+    if (h.pid > 1 && h.pid != getpid()) {
+        *holder = h.pid;
+        *live = !h.ended && (kill(h.pid, 0) == 0 || errno == EPERM);
+    }
     if (h.pid <= 1 || h.pid == getpid() || h.ended || !is_ancestor(h.pid)) return SPROF_NAME_OTHER;
     /* a live ancestor that did work: its trace is what was asked for */
     if (!h.wrapper) return SPROF_NAME_ANCESTOR;
     char moved[sizeof g_sprof.cfg.out_path + 16];
     name_with_pid(path, (uint32_t)h.pid, moved, sizeof moved);
-    if (rename_noreplace(path, moved) != 0) return SPROF_NAME_OTHER;
+    if (rename_noreplace(path, moved) != 0) {
+        /* another descendant moved it first (two programs a wrapper
+         * started together): the name is theirs now, look again */
+        *raced = errno == EEXIST || errno == ENOENT;
+        return SPROF_NAME_OTHER;
+    }
     taken_from = h.pid;
     read_by_taken_from = stdout_read_within(h.pid);
     return SPROF_NAME_TAKEN_OVER;
+}
+
+int sprof_rule_name_held(const char *path, pid_t *holder, int *live)
+{
+    int raced = 0, r = SPROF_NAME_OTHER;
+    for (int tries = 0; tries < 3; tries++) {
+        r = name_held_once(path, holder, live, &raced);
+        if (!raced) break;
+    }
+    return r;
 }
 
 /* This process took the name from a live ancestor and turned out to be

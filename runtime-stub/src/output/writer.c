@@ -116,8 +116,10 @@ static int open_trace_file(void)
     int fd = open(path, flags, 0600);
     if (fd < 0 && errno == EEXIST && sprof_refuse_existing(path)) return -1; /* not a file of ours */
     int holder = SPROF_NAME_OTHER;
+    pid_t holder_pid = 0;
+    int holder_live = 0;
     if (fd < 0 && errno == EEXIST) {
-        holder = sprof_rule_name_held(path);
+        holder = sprof_rule_name_held(path, &holder_pid, &holder_live);
         if (holder == SPROF_NAME_ANCESTOR) return -1; /* a helper of a profiled program: routine */
         errno = EEXIST;
     }
@@ -135,7 +137,7 @@ static int open_trace_file(void)
     }
     if (fd < 0) {
         if (errno == EEXIST)
-            sprof_warn("%s exists; not overwriting it (set SPROF_OVERWRITE=1); running unprofiled", path);
+            sprof_rule_say_held(path, holder_pid, holder_live);
         else
             sprof_warn("cannot create %s: %s; running unprofiled", path,
                        SPROF_ERRNO_TEXT(errno));
