@@ -2,6 +2,7 @@
  * others from the pthread_create wrapper), released by the writer after
  * the thread's last samples are drained. */
 #define _GNU_SOURCE
+#include <dlfcn.h>
 #include <pthread.h>
 #include <signal.h>
 #include <stdlib.h>
@@ -49,6 +50,35 @@ static void stack_bounds(struct sprof_thread *t)
     }
 }
 
+/* A new thread's tid without a system call (~1.6 us of its CPU on a PVM
+ * guest, a tenth of what sprof costs it): glibc keeps it in the thread
+ * descriptor (written by clone before the thread runs) and publishes where,
+ * for debuggers: libthread_db's _thread_db_pthread_tid = {bits, count,
+ * offset}. Used only once it matched gettid() in the main thread (or a
+ * forked child's); > 0: the offset, 0: not usable, -1: not checked yet. */
+static _Atomic int tid_offset = -1;
+
+static uint32_t checked_tid(void)
+{
+    uint32_t tid = (uint32_t)syscall(SYS_gettid);
+    if (atomic_load(&tid_offset) >= 0) return tid;
+    const uint32_t *d = dlsym(RTLD_DEFAULT, "_thread_db_pthread_tid");
+    int off = 0;
+    if (d && d[0] == 32 && d[1] == 1 && d[2] >= 8 && d[2] < 4096 && d[2] % 4 == 0 &&
+        *(const uint32_t *)((const char *)pthread_self() + d[2]) == tid)
+        off = (int)d[2];
+    atomic_store(&tid_offset, off);
+    return tid;
+}
+
+static uint32_t thread_tid(int fresh)
+{
+    int off = atomic_load_explicit(&tid_offset, memory_order_relaxed);
+    if (!fresh || off <= 0) return checked_tid();
+    uint32_t tid = *(const volatile uint32_t *)((const char *)pthread_self() + off);
+    return tid ? tid : (uint32_t)syscall(SYS_gettid);
+}
+
 /* start_pc: the thread's start routine, where CPU no sample stands for is
  * charged (0: the main thread, or a thread forked into a child). */
 struct sprof_thread *sprof_thread_register(uint64_t start_pc)
@@ -87,7 +117,7 @@ struct sprof_thread *sprof_thread_register(uint64_t start_pc)
     atomic_store(&t->freed_epoch, keep_epoch);
     t->scratch = keep_scratch;
     t->scratch_cap = keep_cap;
-    t->tid = (uint32_t)syscall(SYS_gettid);
+    t->tid = thread_tid(start_pc != 0);
     t->perf_fd = t->stat_fd = t->syscall_fd = -1;
     t->start_pc = start_pc;
     /* a thread the program started gets its perf event from the writer */
