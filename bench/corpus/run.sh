@@ -102,6 +102,12 @@ perf_shares() {
              END { for (f in w) printf "%s\t%.4f\n", f, w[f] }'
 }
 
+# the self shares of the trace just written ($work/t.bin), for shift_of
+keep_shares() { # PROG CFG HZ ROUND
+    "$bin/sprof-fold" --weight=samples "$work/t.bin" "$work/corpus/$1.symmap" 2>/dev/null >"$work/f.folded" &&
+        sprof_shares "$work/f.folded" >"$work/shares/$1.$2.$3.$4"
+}
+
 # one run: appends "round total_ns program_ns samples own_ns delivered_pct lost_pct"
 # to raw/PROG.CFG.HZ
 run_one() { # PROG CFG HZ ROUND
@@ -132,8 +138,7 @@ run_one() { # PROG CFG HZ ROUND
                                  /^lost signals:.*% of the asked/ { l = $0; sub(/.*\(/, "", l); sub(/%.*/, "", l) }
                                  END { printf "%s %.1f", (d == "" ? "-" : d), l + 0 }')
         echo "$r $tot $((tot - ${own:-0})) ${n:-0} ${own:-0} $dl" >>"$work/raw/$p.$cfg.$hz"
-        "$bin/sprof-fold" --weight=samples "$t" "$exe.symmap" 2>/dev/null >"$work/f.folded" &&
-            sprof_shares "$work/f.folded" >"$work/shares/$p.$cfg.$hz.$r" ;;
+        keep_shares "$p" "$cfg" "$hz" "$r" ;;
     irq)
         "$measure" "$work/m" -- perf record -q -e task-clock -c $((1000000000 / hz)) -o "$work/p.data" -- \
             "$measure" "$work/mi" -- "$exe" $a >/dev/null 2>"$work/err" || { log "$p irq@$hz failed: $(tail -1 "$work/err")"; return; }
@@ -145,8 +150,7 @@ run_one() { # PROG CFG HZ ROUND
         "$measure" "$work/m" -- perf record -q -e task-clock -c $((1000000000 / (hi - hz))) -o "$work/p.data" -- \
             env SPROF_OUT="$t" SPROF_HZ="$hz" LD_PRELOAD="$lib/libsprof.so" "$exe" $a >/dev/null 2>"$work/err" ||
             { log "$p sprofirq@$hz failed: $(tail -1 "$work/err")"; return; }
-        "$bin/sprof-fold" --weight=samples "$t" "$exe.symmap" 2>/dev/null >"$work/f.folded" &&
-            sprof_shares "$work/f.folded" >"$work/shares/$p.sprofirq.$hz.$r" ;;
+        keep_shares "$p" sprofirq "$hz" "$r" ;;
     perf)
         [ -n "$perf_skip" ] && return
         "$measure" "$work/m" -- perf record -q -e cpu-clock -g -F "$hz" -o "$work/p.data" -- \

@@ -748,11 +748,11 @@ SPROF_HIDDEN void sprof_check_blocked_signal(void);
  * moved aside, or the name went meanwhile (TAKEN_OVER: the name is free now); ANCESTOR: a live ancestor
  * that did work holds it (run unprofiled, silently); OTHER: anyone else */
 enum sprof_name_holder { SPROF_NAME_OTHER = 0, SPROF_NAME_TAKEN_OVER = 1, SPROF_NAME_ANCESTOR = 2 };
-SPROF_HIDDEN int sprof_rule_name_held(const char *path, pid_t *holder, int *live);
+SPROF_HIDDEN int sprof_rule_name_held(const char *path, pid_t *holder, int *ended);
 /* why this process runs unprofiled: the name exists (holder 0: not a
  * trace), holds the trace of a process that ended, or another live
  * process writes it */
-SPROF_HIDDEN void sprof_rule_say_held(const char *path, pid_t holder, int live);
+SPROF_HIDDEN void sprof_rule_say_held(const char *path, pid_t holder, int ended);
 /* finish, before the descriptor closes: remove an empty trace left at exec
  * or by a wrapper whose name went to a descendant; 1 = stay silent at exit */
 SPROF_HIDDEN int sprof_rule_at_finish(int fd);

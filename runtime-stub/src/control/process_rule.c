@@ -206,21 +206,18 @@ static void comm_of(pid_t pid, char *out, size_t outlen)
     if (fd < 0) return;
     ssize_t n = read(fd, out, outlen - 1);
     close(fd);
-    if (n <= 0) {
-        snprintf(out, outlen, "?");
-        return;
-    }
+    if (n <= 0) return;
     out[n] = 0;
     out[strcspn(out, "\n")] = 0;
 }
 
-void sprof_rule_say_held(const char *path, pid_t holder, int live)
+void sprof_rule_say_held(const char *path, pid_t holder, int ended)
 {
     if (holder <= 0) {
         sprof_warn("%s exists; not overwriting it (set SPROF_OVERWRITE=1); running unprofiled", path);
         return;
     }
-    if (!live) {
+    if (ended || (kill(holder, 0) != 0 && errno != EPERM)) {
         /* a trace of an earlier run, or of another program of this one that
          * has ended (`a | b; c`): either remedy may be the one wanted */
         sprof_warn("%s exists (the trace of pid %d, ended); not overwriting it; running unprofiled (set "
@@ -238,11 +235,11 @@ void sprof_rule_say_held(const char *path, pid_t holder, int live)
                path, (int)holder, who, me);
 }
 
-static int name_held_once(const char *path, pid_t *holder, int *live, int *raced)
+static int name_held_once(const char *path, pid_t *holder, int *ended, int *raced)
 {
     taken_from = 0;
     *holder = 0;
-    *live = 0;
+    *ended = 0;
     *raced = 0;
     int fd = open(path, O_RDONLY | O_NOFOLLOW | O_CLOEXEC | O_NONBLOCK);
     /* gone since the caller's create failed: moved aside by another
@@ -264,7 +261,7 @@ static int name_held_once(const char *path, pid_t *holder, int *live, int *raced
     close(fd);
     if (h.pid > 1 && h.pid != getpid()) {
         *holder = h.pid;
-        *live = !h.ended && (kill(h.pid, 0) == 0 || errno == EPERM);
+        *ended = h.ended;
     }
     if (h.pid <= 1 || h.pid == getpid() || h.ended || !is_ancestor(h.pid)) return SPROF_NAME_OTHER;
     /* a live ancestor that did work: its trace is what was asked for */
@@ -282,11 +279,11 @@ static int name_held_once(const char *path, pid_t *holder, int *live, int *raced
     return SPROF_NAME_TAKEN_OVER;
 }
 
-int sprof_rule_name_held(const char *path, pid_t *holder, int *live)
+int sprof_rule_name_held(const char *path, pid_t *holder, int *ended)
 {
     int raced = 0, r = SPROF_NAME_OTHER;
     for (int tries = 0; tries < 3; tries++) {
-        r = name_held_once(path, holder, live, &raced);
+        r = name_held_once(path, holder, ended, &raced);
         if (!raced) break;
     }
     return r;

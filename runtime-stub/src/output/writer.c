@@ -117,9 +117,9 @@ static int open_trace_file(void)
     if (fd < 0 && errno == EEXIST && sprof_refuse_existing(path)) return -1; /* not a file of ours */
     int holder = SPROF_NAME_OTHER;
     pid_t holder_pid = 0;
-    int holder_live = 0;
+    int holder_ended = 0;
     if (fd < 0 && errno == EEXIST) {
-        holder = sprof_rule_name_held(path, &holder_pid, &holder_live);
+        holder = sprof_rule_name_held(path, &holder_pid, &holder_ended);
         if (holder == SPROF_NAME_ANCESTOR) return -1; /* a helper of a profiled program: routine */
         errno = EEXIST;
     }
@@ -137,7 +137,7 @@ static int open_trace_file(void)
     }
     if (fd < 0) {
         if (errno == EEXIST)
-            sprof_rule_say_held(path, holder_pid, holder_live);
+            sprof_rule_say_held(path, holder_pid, holder_ended);
         else
             sprof_warn("cannot create %s: %s; running unprofiled", path,
                        SPROF_ERRNO_TEXT(errno));
