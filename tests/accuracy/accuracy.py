@@ -240,6 +240,33 @@ def run(cmd, env=None, out=None, check=True):
     return p
 
 
+def host_stolen():
+    """The machine's stolen and total CPU time so far, in ms (/proc/stat's
+    "cpu" line; USER_HZ ticks), or None where it cannot be read: printed
+    beside a failed row, since a hypervisor that takes the vCPUs away counts
+    in both the truth's and the profile's CPU clocks, but unevenly."""
+    try:
+        with open("/proc/stat") as f:
+            v = [int(x) for x in f.readline().split()[1:]]
+        hz = os.sysconf("SC_CLK_TCK")
+        return (v[7] * 1000 // hz if len(v) > 7 else 0, sum(v[:8]) * 1000 // hz)
+    except (OSError, ValueError, IndexError):
+        return None
+
+
+def host_note(before, after):
+    if not before or not after or after[1] <= before[1]:
+        return ""
+    load = ""
+    try:
+        with open("/proc/loadavg") as f:
+            load = ", load average %s" % f.read().split()[0]
+    except OSError:
+        pass
+    return "host during the run: %d ms stolen of %d ms of CPU time (all CPUs)%s" % (
+        after[0] - before[0], after[1] - before[1], load)
+
+
 def count_samples(folded):
     return int(sum(w for _, w in parse_folded(folded)))
 
@@ -371,10 +398,12 @@ def main():
 def run_mech(case, mech, prog, symmap, work, args, patterns):
     """One profiled run of case under mech, scored: (lines, rows, failures)."""
     out, rows, failed = [], [], 0
+    before = host_stolen()
     try:
         text, folded, note = profile(case, mech, prog, symmap, work, args)
         truth, scope, rperf, low = parse_truth(text)
         n = count_samples(folded["samples"])
+        after = host_stolen()
     except (RuntimeError, ValueError, OSError) as e:
         return ["accuracy: %-12s %-10s FAIL: %s" % (case, mech, e)], [], 1
     for weight in ("samples", "cpu"):
@@ -395,6 +424,8 @@ def run_mech(case, mech, prog, symmap, work, args, patterns):
                 tr = "%6.2f%%" % t if lo == t else "%.2f-%.2f%%" % (lo, t)
                 out.append("    %-20s truth %s  profile %6.2f%%  error %5.2f pp (bound %.2f)"
                            % (name, tr, g, err, bound))
+        if status == "FAIL" and host_note(before, after):
+            out.append("    " + host_note(before, after))
         rows.append("%s %s %s %.3f %s %s\n" % (case, mech, weight, res["worst"],
                     "-" if res["rperf"] is None else "%.3f" % res["rperf"], status))
     return out, rows, failed

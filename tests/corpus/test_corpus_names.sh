@@ -44,47 +44,7 @@ for p in $progs; do
         if awk -v c="${c:-0}" 'BEGIN { exit !(c >= 99.5) }'; then echo "ok   $p $mech: $c% complete"
         else echo "FAIL: $p $mech: ${c:-?}% complete (want >= 99.5)"; fails=$((fails + 1)); fi
     done
-    # kernel time drawn at the asked rate by the fallback (issue 14): the
-    # pacer signals from the thread's CPU, so system time (up to ~65 % of
-    # template's) is sampled like user time: >= 99 % on a quiet machine
-    # (100.0-104.3 % at 1 kHz on a PVM guest, 2026-11-27), 90 % here for a
-    # loaded CI machine whose pacer wakes late: a pacer starved for more
-    # than 20 ms forgives the debt (template at 10 kHz beside two CPU hogs:
-    # 93.5-99.7 %; json_parse in a ctest -j2 run: 92.0 %)
-    # Draws the pacer forgave because it could not run for > 20 ms (a
-    # loaded machine, or a stalled vCPU whose stall the thread's CPU clock
-    # counts) are recorded as lost signals: they count towards the rate,
-    # which must still be >= 50 % delivered (wordfreq beside the ASan
-    # faults tests on a PVM guest: 72.4 % delivered + 24.0 % forgiven).
-    # A machine loaded enough that the pacer lands remotely for most draws
-    # records "kernel sampling: tick", and says why (template in a CI run
-    # beside another test: 98.1 % + 3.3 %, tick): one more run is allowed,
-    # and both are printed.
-    # (a sanitized build's pacer is slower: wordfreq 83.3 % in the ASan stage)
-    least=90
-    [ "${SPROF_TEST_SANITIZED:-0}" = 1 ] && least=75
-    verdict=
-    for try in 1 2; do
-        if [ "$try" = 2 ]; then
-            # shellcheck disable=SC2086
-            (cd "$d" && SPROF_OUT="$d/$p.cpuclock.bin" SPROF_OVERWRITE=1 SPROF_HZ=4000 SPROF_TIMER=cpuclock \
-                LD_PRELOAD="$SPROF_LIB/libsprof.so" "./$p" $args > /dev/null 2> /dev/null)
-        fi
-        info=$("$SPROF_BIN/sprof-trace" info "$d/$p.cpuclock.bin")
-        r=$(echo "$info" | sed -n 's/^delivered rate:.*(\([0-9.]*\)% of asked.*/\1/p')
-        # the forgiven share, as sprof-trace info prints it (none: 0)
-        f=$(echo "$info" | sed -n 's/^lost signals: *[0-9]* (\([0-9.]*\)% of the asked samples.*/\1/p')
-        f=${f:-0.0}
-        line="$p cpuclock: ${r:-?}% of the asked rate + $f% forgiven, $(echo "$info" | grep '^kernel sampling' | cut -c1-60)"
-        if echo "$info" | grep -q '^kernel sampling: pacer' &&
-            awk -v r="${r:-0}" -v f="$f" -v l="$least" 'BEGIN { exit !(r >= 50 && r + f >= l) }'; then
-            verdict="ok   $line${verdict:+ (second run; first: $verdict)}"
-            break
-        fi
-        [ "$try" = 1 ] && verdict=$line || verdict="FAIL: $line (want pacer sampling, >= 50 delivered, >= $least in all; first run: $verdict)"
-    done
-    echo "$verdict"
-    case $verdict in FAIL:*) fails=$((fails + 1)) ;; esac
+    # (the pacer's rate and kernel sampling: corpus_pacer, run alone)
     "$SPROF_BIN/sprof-top" --json -n 0 "$d/$p.bin" "$d/$p.symmap" > "$d/$p.top.json" 2> /dev/null
     "$SPROF_BIN/sprof-symmap" --dump "$d/$p.symmap" > "$d/$p.dump"
     "$SPROF_BIN/sprof-symmap" --dump "$WORK/cc/$p.symmap" > "$WORK/cc/$p.dump" 2> /dev/null || true
