@@ -21,6 +21,7 @@ signal_*) prog=sigframe; args="${MODE#signal_} 0.6" ;;
 threads_clone) prog=acc_shortthreads; args=quick ;;
 tailmain) prog=tailmain; args=0.6 ;;
 frame64k_noassist) args="frame64k 0.6" ;;
+deep400_cap) args="deep400 0.6" ;;
 nofp_deep) prog=nofp_deep; args=0.6 ;;
 lazybind) prog=lazybind; args="0.6 $LIB/liblazybind_caller.so" ;;
 esac
@@ -133,6 +134,15 @@ frame32k)
     ok_complete_after_passes
     s=$(share "main;run_frame32k;bigframe_frameless32k;bigframe_leaf")
     awk -v s="$s" 'BEGIN { exit !(s >= 90) }' || fail "main;run_frame32k;bigframe_frameless32k;bigframe_leaf carries $s%" ;;
+deep400_cap)
+    # the default depth cap (256) cuts the recorded chain: the records
+    # above it are followed and kept as candidates, from which the offline
+    # unwinder reaches main (before: every sample in the recursion stopped
+    # at the cap, 0 % of them complete)
+    grep -q '^truncated: *[1-9]' info.txt || fail "no sample reached the depth cap: $(grep '^truncated' info.txt)"
+    ok_complete_after_passes
+    s=$(share "main;run_deep400;deep_descend;")
+    awk -v s="$s" 'BEGIN { exit !(s >= 95) }' || fail "main;run_deep400;deep_descend carries $s% (want >= 95)" ;;
 deep400)
     ok_complete
     s=$(share "main;run_deep400;deep_descend;")

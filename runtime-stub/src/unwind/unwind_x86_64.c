@@ -110,8 +110,12 @@ uint32_t sprof_max_record_size(uint32_t max_depth)
 
 /* The walk's work arrays live after the record in the caller's buffer, not
  * on the (signal) stack: a program's own alternate signal stack may be small. */
+/* Frame records a walk follows: the recorded ones (max_depth, at most 512)
+ * and, when the cap cut the chain, those above it (walk_beyond). */
+#define WALK_RECORDS 1024u
+
 struct walk_tmp {
-    uint32_t fpoff[512];
+    uint32_t fpoff[WALK_RECORDS];
     uint32_t coff[MAX_CAND];
     uint64_t cval[MAX_CAND];
     struct sprof_exec_cache xc; /* kept from one sample to the next */
@@ -194,6 +198,17 @@ static int frame_record(struct sprof_walk_mem *m, uint64_t a, uint64_t *next, ui
 {
     if (!mem_read(m, a, next) || !mem_read(m, a + 8, ret)) return 0;
     return is_exec(m, *ret);
+}
+
+/* frame_record along a chain: *seen is the last return address found
+ * executable, which a recursion repeats frame after frame (no lookup). */
+static int chain_record(struct sprof_walk_mem *m, uint64_t a, uint64_t *next, uint64_t *ret, uint64_t *seen)
+{
+    if (!mem_read(m, a, next) || !mem_read(m, a + 8, ret)) return 0;
+    if (*ret == *seen && *seen) return 1;
+    if (!is_exec(m, *ret)) return 0;
+    *seen = *ret;
+    return 1;
 }
 
 static int next_is_record_link(struct sprof_walk_mem *m, uint64_t a, uint64_t next)
@@ -362,14 +377,16 @@ static uint32_t top_region(struct sprof_walk_mem *m, uint64_t sp, uint64_t stack
  * went on beyond what could be scanned (SPROF_SCAN_MAX, the perf stack
  * copy, the candidate cap). */
 static uint32_t collect_candidates(struct sprof_walk_mem *m, uint64_t sp, uint64_t stack_hi, const uint32_t *fpoff,
-                                   const uint64_t *ret, uint32_t nframes, uint64_t top, uint64_t need,
+                                   const uint64_t *ret, uint32_t nframes, uint32_t nall, uint64_t top, uint64_t need,
                                    uint32_t *coff, uint64_t *cval, int *cut)
 {
     uint32_t n = 0, f = 0;
-    /* the gap above record g: its caller's frame (and any frameless
-     * callers' below the next record); gap_code: a code address seen in it */
-    uint32_t g = UINT32_MAX;
-    int gap_code = 0;
+    /* the gap above a record: its caller's frame (and any frameless
+     * callers' below the next record), whose return address is gap_ret
+     * (in_gap); gap_code: a code address seen in it */
+    uint64_t gap_ret = 0;
+    int in_gap = 0, gap_code = 0;
+    uint64_t known = 0; /* the last return address found framed: a recursion repeats it */
     uint64_t end = sp + SPROF_CAND_WINDOW;
     uint64_t chain_end = end; /* just above the outermost known record */
     if (top && top + 16 > chain_end) chain_end = top + 16;
@@ -389,19 +406,30 @@ static uint32_t collect_candidates(struct sprof_walk_mem *m, uint64_t sp, uint64
             break;
         }
         uint32_t off = (uint32_t)(a - sp);
-        while (f < nframes && (fpoff[f] == SPROF_FPOFF_UNKNOWN || fpoff[f] + 8 < off)) f++;
-        if (f < nframes && off == fpoff[f]) {
+        while (f < nall && (fpoff[f] == SPROF_FPOFF_UNKNOWN || fpoff[f] + 8 < off)) f++;
+        /* A record above the cap (f >= nframes) is not in the sample: its
+         * link and return address are candidates like any word, and its
+         * caller's frame is stepped over as a recorded one's is. */
+        int beyond_ret = f >= nframes && f < nall && off == fpoff[f] + 8;
+        if (f < nall && off == fpoff[f]) {
             /* a gap scanned whole without a code address: its caller keeps
              * a frame record (a frameless one leaves its return address) */
-            if (ret && g != UINT32_MAX && m->xc && !gap_code) sprof_framed_note(m->xc, ret[g]);
-            g = UINT32_MAX;
+            if (in_gap && m->xc && !gap_code) sprof_framed_note(m->xc, gap_ret);
+            in_gap = 0;
+        }
+        if (f < nframes && off == fpoff[f]) {
             /* A record's link word is implied by the next record's offset.
              * When the walk went on to a record of unknown offset (a
              * handler's on an alternate stack links to the interrupted
              * code's, on the thread's stack), keep the word: it is where
-             * the offline unwinder finds that record. */
+             * the offline unwinder finds that record. So too the last
+             * recorded record's, when the depth cap cut the chain: the
+             * offline unwinder steps on through the records above from the
+             * candidates (before, it stopped at the cap: a 500-deep
+             * recursion lost main on every sample in it). */
             uint64_t v;
-            if (f + 1 < nframes && fpoff[f + 1] == SPROF_FPOFF_UNKNOWN && mem_read(m, a, &v) && v && !(v & 7)) {
+            int link_unknown = f + 1 < nframes ? fpoff[f + 1] == SPROF_FPOFF_UNKNOWN : f + 1 < nall;
+            if (link_unknown && mem_read(m, a, &v) && v && !(v & 7)) {
                 coff[n] = off;
                 cval[n] = v;
                 n++;
@@ -409,7 +437,8 @@ static uint32_t collect_candidates(struct sprof_walk_mem *m, uint64_t sp, uint64
             continue;
         }
         if (f < nframes && off == fpoff[f] + 8) {
-            g = f;
+            in_gap = ret != NULL;
+            gap_ret = ret ? ret[f] : 0;
             gap_code = 0;
             /* The frame of a caller known to keep records holds nothing
              * the offline unwinder needs (that record gives its CFA and
@@ -417,10 +446,16 @@ static uint32_t collect_candidates(struct sprof_walk_mem *m, uint64_t sp, uint64
              * business, and no CFA rule reads them): go on at the next
              * record (500 frames of recursion: ~2,500 words read and
              * checked per sample before; in the window, 1-2 words a frame) */
-            if (ret && m->xc && f + 1 < nframes && fpoff[f + 1] != SPROF_FPOFF_UNKNOWN &&
-                fpoff[f + 1] > off && sprof_framed_known(m->xc, ret[f])) {
+            if (ret && m->xc && f + 1 < nall && fpoff[f + 1] != SPROF_FPOFF_UNKNOWN &&
+                fpoff[f + 1] > off && (ret[f] == known || sprof_framed_known(m->xc, ret[f]))) {
+                known = ret[f];
+                /* a run of records of that caller (a recursion): over them
+                 * at once, up to the last one whose link word may count */
+                while (f + 2 < nframes && ret[f + 1] == known && fpoff[f + 1] != SPROF_FPOFF_UNKNOWN &&
+                       fpoff[f + 2] != SPROF_FPOFF_UNKNOWN && fpoff[f + 2] > fpoff[f + 1] + 8)
+                    f++;
                 a = sp + fpoff[f + 1] - 8; /* the loop's step lands on that record */
-                g = UINT32_MAX;
+                in_gap = 0;
             }
             continue;
         }
@@ -433,12 +468,36 @@ static uint32_t collect_candidates(struct sprof_walk_mem *m, uint64_t sp, uint64
          * strings; beyond the window only those pointing above themselves */
         int stack = !(v & 7) && ((v >= sp && v < stack_hi && (a < end || v > a)) ||
                                  (m->thr_hi && v >= m->thr_lo && v < m->thr_hi));
-        int code = !stack && is_exec(m, v);
+        int code = !stack && ((v == known && known) || is_exec(m, v));
         gap_code |= code;
         if (stack || code) {
             coff[n] = off;
             cval[n] = v;
             n++;
+        }
+        if (beyond_ret) {
+            in_gap = code;
+            gap_ret = v;
+            gap_code = 0;
+            if (code && m->xc && f + 1 < nall && fpoff[f + 1] > off && (v == known || sprof_framed_known(m->xc, v))) {
+                known = v;
+                /* a run of records of that caller: each one's link (the
+                 * next record, as the walk found it) and return address
+                 * are its candidates, the rest of its frame is skipped */
+                while (f + 2 < nall && n + 2 <= MAX_CAND && fpoff[f + 2] > fpoff[f + 1] + 8 &&
+                       sp + fpoff[f + 1] + 16 <= chain_end) {
+                    uint64_t r;
+                    if (!mem_read(m, sp + fpoff[f + 1] + 8, &r) || r != known) break;
+                    coff[n] = fpoff[f + 1];
+                    cval[n] = sp + fpoff[f + 2];
+                    coff[n + 1] = fpoff[f + 1] + 8;
+                    cval[n + 1] = r;
+                    n += 2;
+                    f++;
+                }
+                a = sp + fpoff[f + 1] - 8;
+                in_gap = 0;
+            }
         }
     }
     if (region && a == region) n = top_region(m, sp, stack_hi, top, chain_end, n, coff, cval, cut);
@@ -592,13 +651,17 @@ static uint64_t last_known_record(uint64_t sp, const uint32_t *fpoff, uint32_t n
 
 /* The candidates of a walked chain, as far as the records reach (further
  * when the chain is suspect); sets STACK_CUT in *flags when they could not
- * reach that far. Shared by both walks. */
+ * reach that far. Shared by both walks. Records nframes..nall-1 are those
+ * the walk followed above its depth cap (walk_beyond): not in the sample,
+ * their return addresses are not in ret[]; *flags says how that longer
+ * chain ended. */
 static uint32_t chain_candidates(struct sprof_walk_mem *m, uint64_t sp, uint64_t stack_hi, const uint32_t *fpoff,
-                                 const uint64_t *ret, uint32_t nframes, uint32_t *flags, uint32_t *coff,
-                                 uint64_t *cval)
+                                 const uint64_t *ret, uint32_t nframes, uint32_t nall, uint32_t *flags,
+                                 uint32_t *coff, uint64_t *cval)
 {
-    uint32_t li = last_known_index(fpoff, nframes);
-    uint64_t last = li < nframes ? sp + fpoff[li] : 0, last_ret = li < nframes ? ret[li] : 0;
+    uint32_t li = last_known_index(fpoff, nall);
+    uint64_t last = li < nall ? sp + fpoff[li] : 0, last_ret = li < nframes ? ret[li] : 0;
+    if (li >= nframes && li < nall && !mem_read(m, last + 8, &last_ret)) last_ret = 0;
     /* The thread's outermost record (main's, its start routine's) links to
      * whatever the start code left in rbp: the chain breaks there on every
      * sample, and the scan above it for linked records read the start
@@ -608,7 +671,7 @@ static uint32_t chain_candidates(struct sprof_walk_mem *m, uint64_t sp, uint64_t
      * (address and return address) is not scanned above again. The window's
      * candidates stay: the frames between such a record and main's can be
      * frameless (json_parse: 99.8 -> 90 % complete without them). */
-    int suspect = chain_suspect(*flags, nframes);
+    int suspect = chain_suspect(*flags, nall);
     int near_root = suspect && m->xc && last && m->root_floor && last >= m->root_floor;
     uint64_t top = last;
     int known_root = near_root && sprof_root_known(m->xc, last, last_ret);
@@ -626,7 +689,7 @@ static uint32_t chain_candidates(struct sprof_walk_mem *m, uint64_t sp, uint64_t
      * unwinder steps it if it has the return addresses and saved registers
      * above it: record them as far as the stack goes (SPROF_SCAN_MAX) */
     uint64_t stack_end = stack_hi > sp + SPROF_SCAN_MAX ? sp + SPROF_SCAN_MAX : stack_hi;
-    if (nframes == 0) top = stack_end - 16;
+    if (nall == 0) top = stack_end - 16;
     /* Likewise when the records found stop short of the thread's root,
      * broken or not, or were found by scanning or broke, at a record that
      * is not the thread's known outermost one: pushed pairs that link, the
@@ -653,15 +716,42 @@ static uint32_t chain_candidates(struct sprof_walk_mem *m, uint64_t sp, uint64_t
     if (m->root_floor && sp < m->root_floor) {
         uint64_t root_hi = m->root_floor + 4096 < stack_end ? m->root_floor + 4096 : stack_end;
         need = root_hi;
-        if (nframes != 0 && top < m->root_floor + 4096 &&
+        if (nall != 0 && top < m->root_floor + 4096 &&
             (top < m->root_floor || ((suspect || (*flags & SPROF_SAMPLE_FP_SCANNED)) && !known_root))) {
-            if (top >= m->root_floor && !((*flags & SPROF_SAMPLE_FP_SCANNED) && nframes <= 1)) need = top + 16;
+            if (top >= m->root_floor && !((*flags & SPROF_SAMPLE_FP_SCANNED) && nall <= 1)) need = top + 16;
             if (root_hi > top + 16) top = root_hi - 16;
         }
     }
     int cut = 0;
-    uint32_t n = collect_candidates(m, sp, stack_hi, fpoff, ret, nframes, top, need, coff, cval, &cut);
+    uint32_t n = collect_candidates(m, sp, stack_hi, fpoff, ret, nframes, nall, top, need, coff, cval, &cut);
     if (cut) *flags |= SPROF_SAMPLE_STACK_CUT;
+    return n;
+}
+
+/* The depth cap cut the chain at record `at`: follow it on, only to know
+ * where the records above lie (fpoff[n..]). The candidate scan then steps
+ * from record to record over frames that hold nothing the offline
+ * unwinder needs, as it does below the cap, instead of reading and
+ * classifying every word up to the thread's root: a 500-deep recursion at
+ * the default cap of 256 had ~1,100 words classified per sample, ~10 us of
+ * the handler, which the cpuclock fallback charged to the recursion (its
+ * share 2-4 pp above the bare program's at 4 kHz). *cflags gets
+ * CHAIN_BROKEN if the longer chain broke (at main's record, where the
+ * start code's rbp is no link, as a chain under the cap does), or went on
+ * beyond WALK_RECORDS: the scan above the last record then runs as after
+ * any break. Returns the count of records now known. */
+static uint32_t walk_beyond(struct sprof_walk_mem *m, uint64_t sp, uint64_t at, uint32_t *fpoff, uint32_t n,
+                            uint32_t *cflags, uint64_t seen)
+{
+    while (n < WALK_RECORDS) {
+        uint64_t next, r;
+        if (at - sp >= SPROF_FPOFF_UNKNOWN || !chain_record(m, at, &next, &r, &seen)) break;
+        fpoff[n++] = (uint32_t)(at - sp);
+        if (next == 0 || ends_off_stack_chain(m, next)) return n; /* outermost frame */
+        if (!next_is_record_link(m, at, next)) break;
+        at = next;
+    }
+    *cflags |= SPROF_SAMPLE_CHAIN_BROKEN;
     return n;
 }
 
@@ -681,11 +771,11 @@ uint32_t sprof_walk(struct sprof_rec_sample *rec, uint32_t cap, uint64_t pc, uin
     rec->fp = fp;
     struct assembled a = {0, 0};
 
-    uint64_t rec_at = first_record(m, sp, fp, &flags);
+    uint64_t rec_at = first_record(m, sp, fp, &flags), seen = 0;
     rec->fp0_off = rec_at ? (uint32_t)(rec_at - sp) : SPROF_FPOFF_UNKNOWN;
     while (rec_at) {
         uint64_t next, r;
-        if (!frame_record(m, rec_at, &next, &r)) {
+        if (!chain_record(m, rec_at, &next, &r, &seen)) {
             flags |= SPROF_SAMPLE_CHAIN_BROKEN;
             break;
         }
@@ -703,7 +793,10 @@ uint32_t sprof_walk(struct sprof_rec_sample *rec, uint32_t cap, uint64_t pc, uin
         }
         rec_at = next;
     }
-    a.ncand = chain_candidates(m, sp, m->stack_hi, fpoff, ret, a.nframes, &flags, coff, cval);
+    uint32_t cflags = flags, nall = a.nframes;
+    if (flags & SPROF_SAMPLE_TRUNCATED) nall = walk_beyond(m, sp, rec_at, fpoff, nall, &cflags, seen);
+    a.ncand = chain_candidates(m, sp, m->stack_hi, fpoff, ret, a.nframes, nall, &cflags, coff, cval);
+    flags |= cflags & SPROF_SAMPLE_STACK_CUT;
     rec->flags |= flags;
     return finish(rec, cap, fpoff, coff, cval, a);
 }
@@ -739,6 +832,7 @@ uint32_t sprof_build_from_dump(struct sprof_rec_sample *rec, uint32_t cap, uint6
     struct sprof_walk_mem whole = m;
     if (stack_hi > sp) whole.hi = stack_hi; /* for range checks only: reads beyond the dump fail below */
     uint32_t flags = SPROF_SAMPLE_KERNEL_CHAIN;
+    uint64_t cut_at = 0; /* the record the depth cap left out */
     struct assembled a = {0, 0};
     rec->pc = pc;
     rec->sp = sp;
@@ -764,6 +858,7 @@ uint32_t sprof_build_from_dump(struct sprof_rec_sample *rec, uint32_t cap, uint6
         for (uint32_t i = 0; i < nk; i++) {
             if (a.nframes >= max_depth) {
                 flags |= SPROF_SAMPLE_TRUNCATED;
+                cut_at = at;
                 stopped = 1;
                 break;
             }
@@ -795,6 +890,7 @@ uint32_t sprof_build_from_dump(struct sprof_rec_sample *rec, uint32_t cap, uint6
             }
             if (a.nframes >= max_depth) {
                 flags |= SPROF_SAMPLE_TRUNCATED;
+                cut_at = at;
                 break;
             }
             ret[a.nframes] = r;
@@ -827,6 +923,7 @@ uint32_t sprof_build_from_dump(struct sprof_rec_sample *rec, uint32_t cap, uint6
             }
             if (a.nframes >= max_depth) {
                 flags |= SPROF_SAMPLE_TRUNCATED;
+                cut_at = at;
                 break;
             }
             ret[a.nframes] = r;
@@ -840,7 +937,11 @@ uint32_t sprof_build_from_dump(struct sprof_rec_sample *rec, uint32_t cap, uint6
             at = next;
         }
     }
-    a.ncand = chain_candidates(&m, sp, stack_hi > sp ? stack_hi : m.hi, fpoff, ret, a.nframes, &flags, coff, cval);
+    uint32_t cflags = flags, nall = a.nframes;
+    if ((flags & SPROF_SAMPLE_TRUNCATED) && cut_at > sp) nall = walk_beyond(&m, sp, cut_at, fpoff, nall, &cflags, 0);
+    a.ncand = chain_candidates(&m, sp, stack_hi > sp ? stack_hi : m.hi, fpoff, ret, a.nframes, nall, &cflags, coff,
+                               cval);
+    flags |= cflags & SPROF_SAMPLE_STACK_CUT;
     /* A chain rebuilt from the dump (rbp was a frameless function's data:
      * glibc's msort under qsort) is complete only if the dump holds the
      * thread's outermost record, which is above root_floor: a dump that
@@ -952,7 +1053,7 @@ uint32_t sprof_add_interrupted_stack(struct sprof_rec_sample *rec, uint32_t cap,
     }
     if (!top) top = chain_top(&m2, rsp2, 0);
     int cut = 0;
-    uint32_t n2 = collect_candidates(&m2, rsp2, thr_hi, NULL, NULL, 0, top, UINT64_MAX, w->coff, w->cval, &cut);
+    uint32_t n2 = collect_candidates(&m2, rsp2, thr_hi, NULL, NULL, 0, 0, top, UINT64_MAX, w->coff, w->cval, &cut);
     uint32_t *coff;
     uint64_t *cval;
     if (!n2 || !append_room(rec, cap, 1 + n2, &coff, &cval)) return rec->h.size;
