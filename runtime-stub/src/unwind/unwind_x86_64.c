@@ -656,7 +656,7 @@ static uint64_t last_known_record(uint64_t sp, const uint32_t *fpoff, uint32_t n
  * their return addresses are not in ret[]; *flags says how that longer
  * chain ended. */
 static uint32_t chain_candidates(struct sprof_walk_mem *m, uint64_t sp, uint64_t stack_hi, const uint32_t *fpoff,
-                                 const uint64_t *ret, uint32_t nframes, uint32_t nall, uint32_t *flags,
+                                 const uint64_t *ret, uint32_t nframes, uint32_t nall, int open_end, uint32_t *flags,
                                  uint32_t *coff, uint64_t *cval)
 {
     uint32_t li = last_known_index(fpoff, nall);
@@ -713,7 +713,9 @@ static uint32_t chain_candidates(struct sprof_walk_mem *m, uint64_t sp, uint64_t
      * below; what scanning takes for records further up, in the
      * environment, is not the program's) */
     uint64_t need = UINT64_MAX;
-    if (m->root_floor && sp < m->root_floor) {
+    if (open_end) {
+        need = top + 16; /* the root is out of reach (walk_beyond) */
+    } else if (m->root_floor && sp < m->root_floor) {
         uint64_t root_hi = m->root_floor + 4096 < stack_end ? m->root_floor + 4096 : stack_end;
         need = root_hi;
         if (nall != 0 && top < m->root_floor + 4096 &&
@@ -737,19 +739,29 @@ static uint32_t chain_candidates(struct sprof_walk_mem *m, uint64_t sp, uint64_t
  * the handler, which the cpuclock fallback charged to the recursion (its
  * share 2-4 pp above the bare program's at 4 kHz). *cflags gets
  * CHAIN_BROKEN if the longer chain broke (at main's record, where the
- * start code's rbp is no link, as a chain under the cap does), or went on
- * beyond WALK_RECORDS: the scan above the last record then runs as after
- * any break. Returns the count of records now known. */
+ * start code's rbp is no link, as a chain under the cap does): the scan
+ * above its last record then runs as after any break. A chain that goes
+ * on beyond what the candidates can hold (two a record) cannot reach the
+ * root whatever is recorded: then nothing is added and *open_end is set,
+ * so that nothing above the cap is scanned either (a 10,000-deep
+ * recursion: following it and scanning for the rest took the handler
+ * longer than a 10 kHz period under ASan, and the program never got past
+ * it). Returns the count of records now known. */
 static uint32_t walk_beyond(struct sprof_walk_mem *m, uint64_t sp, uint64_t at, uint32_t *fpoff, uint32_t n,
-                            uint32_t *cflags, uint64_t seen)
+                            uint32_t *cflags, uint64_t seen, int *open_end)
 {
-    while (n < WALK_RECORDS) {
+    const uint32_t n0 = n, most = n0 + MAX_CAND / 2 - 64 < WALK_RECORDS ? n0 + MAX_CAND / 2 - 64 : WALK_RECORDS;
+    while (n < most) {
         uint64_t next, r;
         if (at - sp >= SPROF_FPOFF_UNKNOWN || !chain_record(m, at, &next, &r, &seen)) break;
         fpoff[n++] = (uint32_t)(at - sp);
         if (next == 0 || ends_off_stack_chain(m, next)) return n; /* outermost frame */
         if (!next_is_record_link(m, at, next)) break;
         at = next;
+    }
+    if (n == most) {
+        *open_end = 1;
+        return n0;
     }
     *cflags |= SPROF_SAMPLE_CHAIN_BROKEN;
     return n;
@@ -794,8 +806,9 @@ uint32_t sprof_walk(struct sprof_rec_sample *rec, uint32_t cap, uint64_t pc, uin
         rec_at = next;
     }
     uint32_t cflags = flags, nall = a.nframes;
-    if (flags & SPROF_SAMPLE_TRUNCATED) nall = walk_beyond(m, sp, rec_at, fpoff, nall, &cflags, seen);
-    a.ncand = chain_candidates(m, sp, m->stack_hi, fpoff, ret, a.nframes, nall, &cflags, coff, cval);
+    int open_end = 0;
+    if (flags & SPROF_SAMPLE_TRUNCATED) nall = walk_beyond(m, sp, rec_at, fpoff, nall, &cflags, seen, &open_end);
+    a.ncand = chain_candidates(m, sp, m->stack_hi, fpoff, ret, a.nframes, nall, open_end, &cflags, coff, cval);
     flags |= cflags & SPROF_SAMPLE_STACK_CUT;
     rec->flags |= flags;
     return finish(rec, cap, fpoff, coff, cval, a);
@@ -938,9 +951,11 @@ uint32_t sprof_build_from_dump(struct sprof_rec_sample *rec, uint32_t cap, uint6
         }
     }
     uint32_t cflags = flags, nall = a.nframes;
-    if ((flags & SPROF_SAMPLE_TRUNCATED) && cut_at > sp) nall = walk_beyond(&m, sp, cut_at, fpoff, nall, &cflags, 0);
-    a.ncand = chain_candidates(&m, sp, stack_hi > sp ? stack_hi : m.hi, fpoff, ret, a.nframes, nall, &cflags, coff,
-                               cval);
+    int open_end = 0;
+    if ((flags & SPROF_SAMPLE_TRUNCATED) && cut_at > sp)
+        nall = walk_beyond(&m, sp, cut_at, fpoff, nall, &cflags, 0, &open_end);
+    a.ncand = chain_candidates(&m, sp, stack_hi > sp ? stack_hi : m.hi, fpoff, ret, a.nframes, nall, open_end, &cflags,
+                               coff, cval);
     flags |= cflags & SPROF_SAMPLE_STACK_CUT;
     /* A chain rebuilt from the dump (rbp was a frameless function's data:
      * glibc's msort under qsort) is complete only if the dump holds the
