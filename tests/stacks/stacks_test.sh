@@ -144,7 +144,11 @@ deep400_cap)
     s=$(share "main;run_deep400;deep_descend;")
     awk -v s="$s" 'BEGIN { exit !(s >= 95) }' || fail "main;run_deep400;deep_descend carries $s% (want >= 95)" ;;
 deep400)
-    ok_complete
+    # perf_event: the kernel's chain stops at 127 frames and the stack copy
+    # grows once the writer has seen cut samples: the first ones are cut
+    # (95.5 % complete in an ASan CI run, 2026-11-28; 98.1-99.3 % alone,
+    # 100 % from 100 ms on)
+    ok_complete_after_passes
     s=$(share "main;run_deep400;deep_descend;")
     awk -v s="$s" 'BEGIN { exit !(s >= 95) }' || fail "main;run_deep400;deep_descend carries $s% (want >= 95)" ;;
 signal_normal)
