@@ -194,14 +194,9 @@ static inline int mem_read(struct sprof_walk_mem *m, uint64_t addr, uint64_t *ou
 }
 
 /* A frame record at a: [a] = caller's record (0 = outermost), [a+8] = return address. */
-static int frame_record(struct sprof_walk_mem *m, uint64_t a, uint64_t *next, uint64_t *ret)
-{
-    if (!mem_read(m, a, next) || !mem_read(m, a + 8, ret)) return 0;
-    return is_exec(m, *ret);
-}
-
-/* frame_record along a chain: *seen is the last return address found
- * executable, which a recursion repeats frame after frame (no lookup). */
+/* A frame record at a: its link and a return address into executable
+ * code. *seen is the last return address found executable, which a
+ * recursion repeats frame after frame (no lookup); 0 at a chain's start. */
 static int chain_record(struct sprof_walk_mem *m, uint64_t a, uint64_t *next, uint64_t *ret, uint64_t *seen)
 {
     if (!mem_read(m, a, next) || !mem_read(m, a + 8, ret)) return 0;
@@ -209,6 +204,12 @@ static int chain_record(struct sprof_walk_mem *m, uint64_t a, uint64_t *next, ui
     if (!is_exec(m, *ret)) return 0;
     *seen = *ret;
     return 1;
+}
+
+static int frame_record(struct sprof_walk_mem *m, uint64_t a, uint64_t *next, uint64_t *ret)
+{
+    uint64_t seen = 0;
+    return chain_record(m, a, next, ret, &seen);
 }
 
 static int next_is_record_link(struct sprof_walk_mem *m, uint64_t a, uint64_t next)
@@ -649,16 +650,59 @@ static uint64_t last_known_record(uint64_t sp, const uint32_t *fpoff, uint32_t n
     return i < nframes ? sp + fpoff[i] : 0;
 }
 
+/* The depth cap cut the chain at record `at`: follow it on, only to know
+ * where the records above lie (fpoff[n..]). The candidate scan then steps
+ * from record to record over frames that hold nothing the offline
+ * unwinder needs, as it does below the cap, instead of reading and
+ * classifying every word up to the thread's root: a 500-deep recursion at
+ * the default cap of 256 had ~1,100 words classified per sample, ~10 us of
+ * the handler, which the cpuclock fallback charged to the recursion (its
+ * share 2-4 pp above the bare program's at 4 kHz). *cflags gets
+ * CHAIN_BROKEN if the longer chain broke (at main's record, where the
+ * start code's rbp is no link, as a chain under the cap does): the scan
+ * above its last record then runs as after any break. A chain that goes
+ * on beyond what the candidates can hold (two a record) cannot reach the
+ * root whatever is recorded: then nothing is added and *open_end is set,
+ * so that nothing above the cap is scanned either (a 10,000-deep
+ * recursion: following it and scanning for the rest took the handler
+ * longer than a 10 kHz period under ASan, and the program never got past
+ * it). Returns the count of records now known. */
+static uint32_t walk_beyond(struct sprof_walk_mem *m, uint64_t sp, uint64_t at, uint32_t *fpoff, uint32_t n,
+                            uint32_t *cflags, uint64_t seen, int *open_end)
+{
+    const uint32_t n0 = n, most = n0 + MAX_CAND / 2 - 64 < WALK_RECORDS ? n0 + MAX_CAND / 2 - 64 : WALK_RECORDS;
+    while (n < most) {
+        uint64_t next, r;
+        if (at - sp >= SPROF_FPOFF_UNKNOWN || !chain_record(m, at, &next, &r, &seen)) break;
+        fpoff[n++] = (uint32_t)(at - sp);
+        if (next == 0 || ends_off_stack_chain(m, next)) return n; /* outermost frame */
+        if (!next_is_record_link(m, at, next)) break;
+        at = next;
+    }
+    if (n == most) {
+        *open_end = 1;
+        return n0;
+    }
+    *cflags |= SPROF_SAMPLE_CHAIN_BROKEN;
+    return n;
+}
+
 /* The candidates of a walked chain, as far as the records reach (further
  * when the chain is suspect); sets STACK_CUT in *flags when they could not
- * reach that far. Shared by both walks. Records nframes..nall-1 are those
- * the walk followed above its depth cap (walk_beyond): not in the sample,
- * their return addresses are not in ret[]; *flags says how that longer
- * chain ended. */
-static uint32_t chain_candidates(struct sprof_walk_mem *m, uint64_t sp, uint64_t stack_hi, const uint32_t *fpoff,
-                                 const uint64_t *ret, uint32_t nframes, uint32_t nall, int open_end, uint32_t *flags,
-                                 uint32_t *coff, uint64_t *cval)
+ * reach that far. Shared by both walks. When the depth cap cut the chain
+ * (TRUNCATED), cut_at is the record it left out: the records from there on
+ * are followed (walk_beyond; seen: the walk's last executable return
+ * address) and fpoff[nframes..nall-1] holds them, whose return addresses
+ * are not in ret[]; how that longer chain ended counts here, not in the
+ * sample's flags. */
+static uint32_t chain_candidates(struct sprof_walk_mem *m, uint64_t sp, uint64_t stack_hi, uint32_t *fpoff,
+                                 const uint64_t *ret, uint32_t nframes, uint64_t cut_at, uint64_t seen,
+                                 uint32_t *flags, uint32_t *coff, uint64_t *cval)
 {
+    uint32_t nall = nframes, cf = *flags;
+    int open_end = 0;
+    if ((cf & SPROF_SAMPLE_TRUNCATED) && cut_at > sp)
+        nall = walk_beyond(m, sp, cut_at, fpoff, nall, &cf, seen, &open_end);
     uint32_t li = last_known_index(fpoff, nall);
     uint64_t last = li < nall ? sp + fpoff[li] : 0, last_ret = li < nframes ? ret[li] : 0;
     if (li >= nframes && li < nall && !mem_read(m, last + 8, &last_ret)) last_ret = 0;
@@ -671,7 +715,7 @@ static uint32_t chain_candidates(struct sprof_walk_mem *m, uint64_t sp, uint64_t
      * (address and return address) is not scanned above again. The window's
      * candidates stay: the frames between such a record and main's can be
      * frameless (json_parse: 99.8 -> 90 % complete without them). */
-    int suspect = chain_suspect(*flags, nall);
+    int suspect = chain_suspect(cf, nall);
     int near_root = suspect && m->xc && last && m->root_floor && last >= m->root_floor;
     uint64_t top = last;
     int known_root = near_root && sprof_root_known(m->xc, last, last_ret);
@@ -681,7 +725,7 @@ static uint32_t chain_candidates(struct sprof_walk_mem *m, uint64_t sp, uint64_t
          * pair anywhere below main's (ld.so's dlopen path), and taken for
          * the thread's root it would keep every later sample there short
          * of main (2-3 % of a dlopen-heavy program under load) */
-        if (near_root && top == last && !(*flags & SPROF_SAMPLE_FP_SCANNED))
+        if (near_root && top == last && !(cf & SPROF_SAMPLE_FP_SCANNED))
             sprof_root_note(m->xc, last, last_ret);
     }
     /* No frame record anywhere near sp: a frameless function that uses rbp
@@ -719,51 +763,14 @@ static uint32_t chain_candidates(struct sprof_walk_mem *m, uint64_t sp, uint64_t
         uint64_t root_hi = m->root_floor + 4096 < stack_end ? m->root_floor + 4096 : stack_end;
         need = root_hi;
         if (nall != 0 && top < m->root_floor + 4096 &&
-            (top < m->root_floor || ((suspect || (*flags & SPROF_SAMPLE_FP_SCANNED)) && !known_root))) {
-            if (top >= m->root_floor && !((*flags & SPROF_SAMPLE_FP_SCANNED) && nall <= 1)) need = top + 16;
+            (top < m->root_floor || ((suspect || (cf & SPROF_SAMPLE_FP_SCANNED)) && !known_root))) {
+            if (top >= m->root_floor && !((cf & SPROF_SAMPLE_FP_SCANNED) && nall <= 1)) need = top + 16;
             if (root_hi > top + 16) top = root_hi - 16;
         }
     }
     int cut = 0;
     uint32_t n = collect_candidates(m, sp, stack_hi, fpoff, ret, nframes, nall, top, need, coff, cval, &cut);
     if (cut) *flags |= SPROF_SAMPLE_STACK_CUT;
-    return n;
-}
-
-/* The depth cap cut the chain at record `at`: follow it on, only to know
- * where the records above lie (fpoff[n..]). The candidate scan then steps
- * from record to record over frames that hold nothing the offline
- * unwinder needs, as it does below the cap, instead of reading and
- * classifying every word up to the thread's root: a 500-deep recursion at
- * the default cap of 256 had ~1,100 words classified per sample, ~10 us of
- * the handler, which the cpuclock fallback charged to the recursion (its
- * share 2-4 pp above the bare program's at 4 kHz). *cflags gets
- * CHAIN_BROKEN if the longer chain broke (at main's record, where the
- * start code's rbp is no link, as a chain under the cap does): the scan
- * above its last record then runs as after any break. A chain that goes
- * on beyond what the candidates can hold (two a record) cannot reach the
- * root whatever is recorded: then nothing is added and *open_end is set,
- * so that nothing above the cap is scanned either (a 10,000-deep
- * recursion: following it and scanning for the rest took the handler
- * longer than a 10 kHz period under ASan, and the program never got past
- * it). Returns the count of records now known. */
-static uint32_t walk_beyond(struct sprof_walk_mem *m, uint64_t sp, uint64_t at, uint32_t *fpoff, uint32_t n,
-                            uint32_t *cflags, uint64_t seen, int *open_end)
-{
-    const uint32_t n0 = n, most = n0 + MAX_CAND / 2 - 64 < WALK_RECORDS ? n0 + MAX_CAND / 2 - 64 : WALK_RECORDS;
-    while (n < most) {
-        uint64_t next, r;
-        if (at - sp >= SPROF_FPOFF_UNKNOWN || !chain_record(m, at, &next, &r, &seen)) break;
-        fpoff[n++] = (uint32_t)(at - sp);
-        if (next == 0 || ends_off_stack_chain(m, next)) return n; /* outermost frame */
-        if (!next_is_record_link(m, at, next)) break;
-        at = next;
-    }
-    if (n == most) {
-        *open_end = 1;
-        return n0;
-    }
-    *cflags |= SPROF_SAMPLE_CHAIN_BROKEN;
     return n;
 }
 
@@ -805,11 +812,7 @@ uint32_t sprof_walk(struct sprof_rec_sample *rec, uint32_t cap, uint64_t pc, uin
         }
         rec_at = next;
     }
-    uint32_t cflags = flags, nall = a.nframes;
-    int open_end = 0;
-    if (flags & SPROF_SAMPLE_TRUNCATED) nall = walk_beyond(m, sp, rec_at, fpoff, nall, &cflags, seen, &open_end);
-    a.ncand = chain_candidates(m, sp, m->stack_hi, fpoff, ret, a.nframes, nall, open_end, &cflags, coff, cval);
-    flags |= cflags & SPROF_SAMPLE_STACK_CUT;
+    a.ncand = chain_candidates(m, sp, m->stack_hi, fpoff, ret, a.nframes, rec_at, seen, &flags, coff, cval);
     rec->flags |= flags;
     return finish(rec, cap, fpoff, coff, cval, a);
 }
@@ -950,13 +953,8 @@ uint32_t sprof_build_from_dump(struct sprof_rec_sample *rec, uint32_t cap, uint6
             at = next;
         }
     }
-    uint32_t cflags = flags, nall = a.nframes;
-    int open_end = 0;
-    if ((flags & SPROF_SAMPLE_TRUNCATED) && cut_at > sp)
-        nall = walk_beyond(&m, sp, cut_at, fpoff, nall, &cflags, 0, &open_end);
-    a.ncand = chain_candidates(&m, sp, stack_hi > sp ? stack_hi : m.hi, fpoff, ret, a.nframes, nall, open_end, &cflags,
-                               coff, cval);
-    flags |= cflags & SPROF_SAMPLE_STACK_CUT;
+    a.ncand = chain_candidates(&m, sp, stack_hi > sp ? stack_hi : m.hi, fpoff, ret, a.nframes, cut_at, 0, &flags, coff,
+                               cval);
     /* A chain rebuilt from the dump (rbp was a frameless function's data:
      * glibc's msort under qsort) is complete only if the dump holds the
      * thread's outermost record, which is above root_floor: a dump that
