@@ -753,6 +753,9 @@ SPROF_HIDDEN int sprof_rule_name_held(const char *path, pid_t *holder, int *ende
  * trace), holds the trace of a process that ended, or another live
  * process writes it */
 SPROF_HIDDEN void sprof_rule_say_held(const char *path, pid_t holder, int ended);
+/* writer.c: the comm of thread `id` of this process (thread) or of process
+ * `id`, "" if unknown; async-signal-safe */
+SPROF_HIDDEN void sprof_read_comm(uint32_t id, int thread, char out[16]);
 /* finish, before the descriptor closes: remove an empty trace left at exec
  * or by a wrapper whose name went to a descendant; 1 = stay silent at exit */
 SPROF_HIDDEN int sprof_rule_at_finish(int fd);

@@ -196,19 +196,10 @@ static pid_t taken_from;
 static int read_by_taken_from;
 
 /* The command name of process pid ("?" if unknown), for a message. */
-static void comm_of(pid_t pid, char *out, size_t outlen)
+static void comm_of(pid_t pid, char out[16])
 {
-    char path[48];
-    join_number("/proc", '/', (uint32_t)pid, path, sizeof path - 6);
-    strcat(path, "/comm");
-    snprintf(out, outlen, "?");
-    int fd = open(path, O_RDONLY | O_CLOEXEC);
-    if (fd < 0) return;
-    ssize_t n = read(fd, out, outlen - 1);
-    close(fd);
-    if (n <= 0) return;
-    out[n] = 0;
-    out[strcspn(out, "\n")] = 0;
+    sprof_read_comm((uint32_t)pid, 0, out);
+    if (!out[0]) strcpy(out, "?");
 }
 
 void sprof_rule_say_held(const char *path, pid_t holder, int ended)
@@ -227,9 +218,9 @@ void sprof_rule_say_held(const char *path, pid_t holder, int ended)
     }
     /* another program of the same run (a pipeline's other end, make's other
      * jobs): overwriting is no remedy, a file per process is */
-    char who[32], me[32];
-    comm_of(holder, who, sizeof who);
-    comm_of(getpid(), me, sizeof me);
+    char who[16], me[16];
+    comm_of(holder, who);
+    comm_of(getpid(), me);
     sprof_warn("%s is being written by pid %d (%s); this process (%s) runs unprofiled (a %%p in SPROF_OUT gives "
                "each process its own file)",
                path, (int)holder, who, me);

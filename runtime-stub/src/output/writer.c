@@ -373,10 +373,13 @@ void sprof_emit_thread(uint32_t tid, uint32_t event, const char *name)
     sprof_out_append(rec, r->h.size);
 }
 
-/* comm of a thread of ours (async-signal-safe: open/read/close) */
-static void read_comm(uint32_t tid, char out[16])
+/* comm of thread `id` of ours (thread) or of process `id`, "" if unknown
+ * (async-signal-safe: open/read/close) */
+void sprof_read_comm(uint32_t id, int thread, char out[16])
 {
-    char path[48] = "/proc/self/task/";
+    uint32_t tid = id;
+    char path[48];
+    strcpy(path, thread ? "/proc/self/task/" : "/proc/");
     size_t o = strlen(path);
     char digits[12];
     int nd = 0;
@@ -486,7 +489,7 @@ static void announce_thread(struct sprof_thread *t, int active, uint64_t now)
 {
     if (t->start_sent && !(active && now >= t->name_check_ns)) return;
     char name[16];
-    read_comm(t->tid, name);
+    sprof_read_comm(t->tid, 1, name);
     if (!name[0] && !active) memcpy(name, t->exit_name, sizeof name); /* gone before it was seen */
     if (!t->start_sent) {
         sprof_emit_thread(t->tid, SPROF_THREAD_START, name);
