@@ -105,12 +105,12 @@ static void dump_record(FILE *o, uint64_t off, const sprof_trace_record *r)
                    " cpu_ns=%" PRIu64 " achieved_hz=%.3f threads=%" PRIu64 " user_ns=%" PRIu64 " system_ns=%" PRIu64
                    " weight_ns=%" PRIu64 " kernel_weight_ns=%" PRIu64 " kernel_sampling=%s kernel_hz=%u"
                      " own_cpu_ns=%" PRIu64 " problems=0x%x write_errno=%u paused_cpu_ns=%" PRIu64 " clock_excess_ns=%" PRIu64
-                   " walked_threads=%u walked_samples=%" PRIu64 " unwalked_samples=%" PRIu64 "\n",
+                   " walked_threads=%u walked_samples=%" PRIu64 " unwalked_samples=%" PRIu64 " phase_kicks=%u\n",
                 off, s->samples_written, s->samples_dropped, s->samples_truncated, s->signals_lost, s->cpu_ns_total,
                 (double)s->achieved_millihz / 1000.0, s->threads_seen, s->user_cpu_ns, s->system_cpu_ns,
                 s->weight_ns_total, s->kernel_weight_ns, sprof_kernel_sampling_name(s->kernel_sampling),
                 s->kernel_hz, s->own_cpu_ns, s->problems, s->write_errno, s->paused_cpu_ns, s->clock_excess_ns,
-                s->walked_threads, s->walked_samples, s->unwalked_samples);
+                s->walked_threads, s->walked_samples, s->unwalked_samples, s->phase_kicks);
         break;
     }
     case SPROF_REC_END: fprintf(o, "%" PRIu64 " END\n", off); break; /* reason: sprof-trace info */
@@ -181,6 +181,11 @@ static void print_cpu_accounting(FILE *o, const sprof_info_view *iv, const struc
         fprintf(o, "live walks:      %u thread(s) signalled at each perf_event sample (their stacks exceed what the "
                    "kernel copies): %" PRIu64 " samples from the handler's walk, %" PRIu64 " not matched (left cut)\n",
                 st->walked_threads, st->walked_samples, st->unwalked_samples);
+    /* format 2.6: perf_event's sampling phase, drawn afresh */
+    if (st->phase_kicks && cpu)
+        fprintf(o, "sampling phase:  drawn afresh %" PRIu32 "%s times (every %.2f ms of CPU on average), so that no "
+                   "loop of the program stays in step with the period\n",
+                st->phase_kicks, st->phase_kicks == UINT32_MAX ? "+" : "", (double)cpu / 1e6 / (double)st->phase_kicks);
 }
 
 struct thread_sum {

@@ -81,6 +81,7 @@ struct sprof_config {
     int overwrite;
     uint32_t perf_stack;  /* SPROF_PERF_STACK: bytes of user stack per perf_event sample */
     int perf_assist;      /* SPROF_PERF_ASSIST: signal a thread whose stacks no copy holds (perf_assist.c) */
+    int perf_phase;       /* SPROF_PERF_PHASE: draw the samples' phase afresh every few periods (perf_phase.c) */
     int kernel;           /* SPROF_KERNEL: enum sprof_kernel_choice */
     int pacer_remote;     /* SPROF_PACER=remote: the cpuclock pacer signals from any CPU (before 2.1) */
     int writer_remote;    /* SPROF_WRITER=remote: the writer runs wherever the scheduler puts it (output/writer_place.c) */
@@ -229,6 +230,16 @@ struct sprof_thread {
     _Atomic int assist_on;           /* the handler takes perf overflow signals (set by the writer) */
     struct sprof_perf_assist *assist; /* writer: the walks its handler made, not yet joined */
     uint64_t perf_count_base;        /* the counts of the thread's earlier events */
+    /* perf_phase.c: a second event whose signal restarts the period */
+    int phase_fd;                    /* -1: none (the samples stay on the event's grid) */
+    uint64_t phase_rng;              /* the thread's own draws (its handler) */
+    _Atomic uint64_t phase_period;   /* the sampling event's period now, for the handler to restart it with */
+    _Atomic int phase_on;            /* the handler arms the phase event again */
+    _Atomic uint64_t phase_kicks;    /* kicks its handler took */
+    uint64_t phase_kicks_seen;       /* writer: phase_kicks at its last look */
+    uint64_t phase_quiet_ns;         /* writer: sampled CPU since the kicks last moved */
+    uint8_t phase_live;              /* writer: the kicks land; the period is shortened for them */
+    uint8_t phase_tried;             /* writer: the phase event was opened, or could not be */
     /* the event's task clock against the thread's CPU clock (perf_clock.c) */
     uint64_t clock_mark_mono, clock_mark_count, clock_mark_cpu; /* writer: the last look (0: none) */
     uint32_t cpu_per_count_q16;      /* thread CPU per task-clock ns since then, x 65536 (0: 1) */
@@ -308,6 +319,7 @@ struct sprof_globals {
     uint64_t clock_excess_ns; /* writer: perf_event task-clock time not in the threads' CPU (perf_clock.c) */
     uint64_t walked_samples, unwalked_samples; /* writer: perf samples joined to a handler's walk, or left cut */
     uint32_t walked_threads;  /* writer: threads whose perf overflows signal them (perf_assist.c) */
+    uint64_t phase_kicks;     /* writer: phase kicks its threads took (perf_phase.c) */
     _Atomic uint64_t writer_cpu_ns, sampler_cpu_ns;  /* own threads' CPU, as each last read it */
     uint64_t final_cpu_ns;                           /* the final drain's CPU (io_lock held) */
     _Atomic uint32_t problems; /* enum sprof_problem bits seen so far (STATS.problems) */
@@ -543,10 +555,18 @@ SPROF_HIDDEN void sprof_thread_release_perf(struct sprof_thread *t);
 /* mechanisms */
 SPROF_HIDDEN size_t sprof_perf_data_pages(void); /* per-thread ring size wanted */
 SPROF_HIDDEN size_t sprof_perf_data_pages_for(uint32_t stack_bytes); /* ... for that stack copy */
-SPROF_HIDDEN int sprof_perf_open_ring(pid_t tid, uint32_t stack_bytes, int *fd, void **base, size_t *len);
+SPROF_HIDDEN int sprof_perf_open_ring(pid_t tid, uint32_t stack_bytes, uint64_t period, int *fd, void **base,
+                                      size_t *len);
 /* perf_adapt.c: the per-thread stack copy follows what the samples need */
 SPROF_HIDDEN void sprof_perf_note_reach(struct sprof_thread *t, const struct sprof_rec_sample *rec);
 SPROF_HIDDEN void sprof_perf_adapt(struct sprof_thread *t);
+/* perf_phase.c: the samples' phase drawn afresh every few periods */
+SPROF_HIDDEN uint64_t sprof_perf_phase_mean_ns(void);
+SPROF_HIDDEN uint64_t sprof_perf_phase_base(uint64_t base);
+SPROF_HIDDEN void sprof_perf_phase_begin(struct sprof_thread *t); /* writer */
+SPROF_HIDDEN void sprof_perf_phase_disable(struct sprof_thread *t);
+SPROF_HIDDEN void sprof_perf_phase_close(struct sprof_thread *t);
+SPROF_HIDDEN int sprof_perf_phase_signal(struct sprof_thread *t, int fd); /* signal handler */
 /* perf_assist.c: the live stack for the samples a copy cannot hold */
 #define SPROF_SAMPLE_ASSIST_ENTRY (1u << 30) /* a ring record that is a handler's walk, never written out */
 SPROF_HIDDEN int sprof_perf_assist_ready(struct sprof_thread *t);        /* writer */

@@ -45,7 +45,7 @@ import sys
 import tempfile
 
 CASES = ["io", "pagefault", "malloc", "stdio", "cheapcall", "fibers", "bursty",
-         "shortthreads", "deep", "methods50", "clockwait", "cputimer"]
+         "shortthreads", "deep", "lockstep", "methods50", "clockwait", "cputimer"]
 # per-case runtime settings: the deep case's 500-frame stacks need more than
 # the default 256 recorded frames to reach main
 CASE_ENV = {"deep": {"SPROF_MAX_DEPTH": "512"}}

@@ -59,6 +59,28 @@ static void simulate(int dither, double *share, double *rate)
     *rate = (double)n * PERIOD / (double)end;
 }
 
+/* perf_phase.c's kicks: the sampling event restarted at stretches of CPU
+ * uniform in [K/2, 3K/2], its period shortened to P x 2K / (2K + P): the
+ * samples per CPU second are still 1 / P. */
+static double kicked_rate(uint64_t period)
+{
+    g_sprof.period_ns = period;
+    uint64_t k = sprof_perf_phase_mean_ns(), pa = sprof_perf_phase_base(period);
+    uint64_t now = 0, next_sample = pa, next_kick = k / 2 + rnd() % (k + 1), samples = 0, end = 2000000000000ull;
+    while (now < end) {
+        if (next_sample <= next_kick) {
+            now = next_sample;
+            samples++;
+            next_sample = now + pa;
+        } else {
+            now = next_kick;
+            next_sample = now + pa; /* PERF_EVENT_IOC_PERIOD: the period under way is dropped */
+            next_kick = now + k / 2 + rnd() % (k + 1);
+        }
+    }
+    return (double)samples * (double)period / (double)end;
+}
+
 int main(void)
 {
     int32_t pending = 0, lo = 1 << 30, hi = 0, unpaired = 0;
@@ -83,6 +105,18 @@ int main(void)
     check(share > truth - 0.002 && share < truth + 0.002, "dithered: the stretch's share is its length's (2.5 %)",
           share);
     check(rate > 0.997 && rate < 1.003, "dithered: the asked rate", rate);
+
+    /* the phase kicks: one kick every 2 periods (2 ms at least) of CPU */
+    g_sprof.period_ns = 1000000;
+    check(sprof_perf_phase_mean_ns() == 2000000 && sprof_perf_phase_base(1000000) == 800000,
+          "1 kHz: kicks every 2 ms, the period 0.8 ms", (double)sprof_perf_phase_base(1000000));
+    g_sprof.period_ns = 100000;
+    check(sprof_perf_phase_mean_ns() == 2000000, "10 kHz: kicks every 2 ms", (double)sprof_perf_phase_mean_ns());
+    for (uint64_t p = 100000; p <= 10000000; p *= 10) {
+        double r = kicked_rate(p);
+        check(r > 0.995 && r < 1.005, "kicked: the asked rate", r);
+    }
+    g_sprof.period_ns = PERIOD;
 
     /* the writer's bookkeeping: a thread with no event keeps its period */
     struct sprof_thread t = {0};

@@ -319,7 +319,8 @@ struct sprof_rec_stats {
     uint64_t walked_samples;  /* samples whose stack is the handler's live walk, not the kernel's copy */
     uint64_t unwalked_samples; /* samples of such threads still cut: no walk matched them */
     uint32_t walked_threads;  /* threads signalled at each perf overflow so that their handler walks */
-    uint32_t reserved;
+    /* Format 2.6 (was reserved, 0) */
+    uint32_t phase_kicks;     /* perf_event: times a thread's sampling phase was drawn afresh (saturates) */
 };
 #define SPROF_REC_STATS_V1_SIZE 64u /* STATS before format 1.1 */
 #define SPROF_REC_STATS_V11_SIZE 104u /* STATS of format 1.1 */

@@ -111,6 +111,7 @@ int sprof_config_load(struct sprof_config *c)
     c->perf_stack = (uint32_t)parse_num("SPROF_PERF_STACK", secure_getenv("SPROF_PERF_STACK"), 256, SPROF_PERF_STACK_MAX,
                                         SPROF_PERF_STACK_DEFAULT) & ~7u;
     c->perf_assist = parse_num("SPROF_PERF_ASSIST", secure_getenv("SPROF_PERF_ASSIST"), 0, 1, 1) == 1;
+    c->perf_phase = parse_num("SPROF_PERF_PHASE", secure_getenv("SPROF_PERF_PHASE"), 0, 1, 1) == 1;
     c->overwrite = parse_num("SPROF_OVERWRITE", secure_getenv("SPROF_OVERWRITE"), 0, 1, 0) == 1;
     const char *quiet = secure_getenv("SPROF_QUIET");
     c->quiet = quiet && *quiet && strcmp(quiet, "0") != 0;

@@ -89,7 +89,7 @@ static void fork_child(void)
         sprof_perf_assist_free(t);
         if (t->altstack) munmap(t->altstack, t->altstack_len);
         t->perf_base = t->altstack = NULL;
-        t->perf_fd = -1;
+        t->perf_fd = t->phase_fd = -1;
         sprof_ring_free(&t->ring);
         atomic_store(&t->freed_epoch, 0); /* the child has no sampler pass in flight */
         atomic_store(&t->state, SLOT_FREE);
@@ -116,6 +116,7 @@ static void reset_counters(void)
     g_sprof.weight_written = g_sprof.kernel_weight_written = g_sprof.clock_excess_ns = 0;
     g_sprof.walked_samples = g_sprof.unwalked_samples = 0;
     g_sprof.walked_threads = 0;
+    g_sprof.phase_kicks = 0;
     atomic_store(&g_sprof.writer_cpu_ns, 0);
     atomic_store(&g_sprof.sampler_cpu_ns, 0);
     g_sprof.final_cpu_ns = 0;

@@ -118,7 +118,7 @@ struct sprof_thread *sprof_thread_register(uint64_t start_pc)
     t->scratch = keep_scratch;
     t->scratch_cap = keep_cap;
     t->tid = thread_tid(start_pc != 0);
-    t->perf_fd = t->stat_fd = t->syscall_fd = -1;
+    t->perf_fd = t->phase_fd = t->stat_fd = t->syscall_fd = -1;
     t->start_pc = start_pc;
     /* a thread the program started gets its perf event from the writer */
     int deferred = start_pc && sprof_uses_perf();
@@ -247,6 +247,7 @@ void sprof_thread_release_perf(struct sprof_thread *t)
     if (t->perf_base) munmap(t->perf_base, t->perf_len);
     t->perf_base = NULL;
     sprof_fd_close(&t->perf_fd);
+    sprof_perf_phase_close(t);
 }
 
 /* The slots above the highest claimed one have never been written: a new

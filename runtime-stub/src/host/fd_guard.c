@@ -28,7 +28,7 @@
 
 #include "rt_internal.h"
 
-#define FD_ENTRIES (3 * SPROF_MAX_THREADS + 16) /* trace + perf, stat, syscall per thread */
+#define FD_ENTRIES (4 * SPROF_MAX_THREADS + 16) /* trace + perf, phase, stat, syscall per thread */
 #define FD_BITMAP_FDS 65536                     /* numbers the fast check covers */
 
 struct owned_fd {

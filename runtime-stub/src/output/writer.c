@@ -674,6 +674,7 @@ static void fill_stats(struct sprof_rec_stats *out)
     s.walked_samples = g_sprof.walked_samples;
     s.unwalked_samples = g_sprof.unwalked_samples;
     s.walked_threads = g_sprof.walked_threads;
+    s.phase_kicks = g_sprof.phase_kicks < UINT32_MAX ? (uint32_t)g_sprof.phase_kicks : UINT32_MAX;
     s.problems = atomic_load(&g_sprof.problems);
     s.write_errno = g_sprof.write_errno;
     *out = s;

@@ -95,12 +95,12 @@ static void resize_copy(struct sprof_thread *t, uint32_t bytes)
     int old = sprof_fd_checked(&t->perf_fd), fd;
     void *base;
     size_t len;
-    if (old < 0 || sprof_perf_open_ring((pid_t)t->tid, bytes, &fd, &base, &len) != 0) {
+    uint64_t period = atomic_load(&t->phase_period);
+    if (old < 0 || sprof_perf_open_ring((pid_t)t->tid, bytes, period ? period : g_sprof.period_ns, &fd, &base, &len) != 0) {
         t->perf_resizes = ADAPT_MAX_RESIZES; /* no memory or descriptors for it: keep what works */
         atomic_store(&t->attach, a);
         return;
     }
-    if (t->perf_period) ioctl(fd, PERF_EVENT_IOC_PERIOD, &t->perf_period);
     ioctl(old, PERF_EVENT_IOC_DISABLE, 0);
     sprof_perf_drain_ring(t);
     uint64_t count = sprof_perf_count(t); /* base included: where the new event's count starts */

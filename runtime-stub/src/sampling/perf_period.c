@@ -92,17 +92,39 @@ uint64_t sprof_perf_restart_base(uint64_t base, uint64_t window)
     return window ? base - base / (2 * window + 1) : base;
 }
 
+/* perf_phase.c's mean stretch of CPU between two phase kicks: every other period at 1 kHz or less
+ * (a kick costs the thread a signal and two system calls: ~10 us on the
+ * PVM guest measured here, ~2-3 us on hardware), no more than ~500 a
+ * second of CPU above. */
+uint64_t sprof_perf_phase_mean_ns(void)
+{
+    uint64_t k = 2 * g_sprof.period_ns;
+    return k < 2000000ull ? 2000000ull : k;
+}
+
+/* The sampling period that delivers one sample per base of CPU when a
+ * kick drops half a period on average every K. */
+uint64_t sprof_perf_phase_base(uint64_t base)
+{
+    uint64_t k = sprof_perf_phase_mean_ns();
+    return base - base * base / (2 * k + base);
+}
+
 static void set_period(struct sprof_thread *t, uint64_t base)
 {
     /* the next window's count: the last one's, or at least the usual one
      * (the first setting comes after 16 samples) */
     uint64_t n = t->perf_dither_n > SPROF_PERF_DITHER_SAMPLES ? t->perf_dither_n : SPROF_PERF_DITHER_SAMPLES;
     uint64_t run = g_sprof.ksample == SPROF_KSAMPLE_NONE ? base : sprof_perf_restart_base(base, n);
+    /* the phase kicks' dropped periods (perf_phase.c); the delivered-rate
+     * adjustment measures them with the rest */
+    if (t->phase_live && g_sprof.ksample != SPROF_KSAMPLE_NONE) run = sprof_perf_phase_base(run);
     uint64_t want = sprof_perf_dithered(run, sprof_perf_dither_next(&t->perf_dither_pending, next_random()));
     int fd = sprof_fd_checked(&t->perf_fd);
     if (fd >= 0 && ioctl(fd, PERF_EVENT_IOC_PERIOD, &want) == 0) {
         t->perf_period = want;
         t->perf_base_period = base;
+        atomic_store_explicit(&t->phase_period, want, memory_order_relaxed);
     }
     t->perf_dither_n = 0;
 }
@@ -123,8 +145,33 @@ static void adjust_base(struct sprof_thread *t)
     set_period(t, want);
 }
 
+/* The thread's sampled CPU since its phase kicks were last seen to move. */
+static void note_phase(struct sprof_thread *t, uint64_t task_clock_ns)
+{
+    if (t->phase_fd >= 0) t->phase_quiet_ns += task_clock_ns;
+}
+
+/* Do the thread's phase kicks land? A thread that keeps the signal
+ * blocked (a worker that blocks every signal) takes none: its period then
+ * goes back to the nominal one, or it would deliver a quarter more samples
+ * than asked at 1 kHz; while they land it is shorter. Judged per drain
+ * (the samples come in batches, after the fact): no kick while the thread
+ * ran 4 mean stretches of CPU. */
+static int phase_live(struct sprof_thread *t)
+{
+    if (t->phase_fd < 0) return 0;
+    uint64_t kicks = atomic_load_explicit(&t->phase_kicks, memory_order_relaxed);
+    if (kicks != t->phase_kicks_seen) {
+        g_sprof.phase_kicks += kicks - t->phase_kicks_seen; /* STATS */
+        t->phase_kicks_seen = kicks;
+        t->phase_quiet_ns = 0;
+    }
+    return t->phase_quiet_ns < 4 * sprof_perf_phase_mean_ns();
+}
+
 void sprof_perf_period_note(struct sprof_thread *t, uint64_t task_clock_ns)
 {
+    note_phase(t, task_clock_ns);
     t->perf_win_cpu += task_clock_ns;
     t->perf_win_periods += sprof_perf_period_now(t);
     t->perf_win_n++;
@@ -134,7 +181,18 @@ void sprof_perf_period_note(struct sprof_thread *t, uint64_t task_clock_ns)
 void sprof_perf_period_update(struct sprof_thread *t)
 {
     if (t->perf_fd < 0) return;
-    if (g_sprof.ksample == SPROF_KSAMPLE_NONE) adjust_base(t);
+    if (g_sprof.ksample == SPROF_KSAMPLE_NONE) adjust_base(t); /* it measures the kicks' loss too */
+    int live = phase_live(t);
+    if (live != t->phase_live) {
+        /* The kicks began to land, or stopped: the period with or without
+         * their share. Where the delivered rate is measured, its base
+         * starts from there (the measurement then takes over). */
+        t->phase_live = (uint8_t)live;
+        if (g_sprof.ksample == SPROF_KSAMPLE_NONE)
+            t->perf_base_period = live ? sprof_perf_phase_base(base_period(t)) : 0;
+        set_period(t, base_period(t));
+        return;
+    }
     /* the first change once the thread has a few samples: one that ends
      * within a period or two (3,000 short threads) is not worth an ioctl
      * and the interrupt of its CPU it costs */

@@ -81,14 +81,14 @@ static uint32_t chain_max;
  * stack (REGS_USER, STACK_USER, the user callchain): the context that
  * entered the kernel. tid 0: the calling thread; the writer opens the
  * events of the threads the program starts by their tid. */
-static int open_event(int kernel, pid_t tid, uint32_t stack_bytes)
+static int open_event(int kernel, pid_t tid, uint32_t stack_bytes, uint64_t period)
 {
     struct perf_event_attr a;
     memset(&a, 0, sizeof a);
     a.size = sizeof a;
     a.type = PERF_TYPE_SOFTWARE;
     a.config = PERF_COUNT_SW_TASK_CLOCK;
-    a.sample_period = g_sprof.period_ns;
+    a.sample_period = period;
     /* CPU: where the thread runs, for the writer to run there too (output/writer_place.c) */
     a.sample_type = PERF_SAMPLE_TID | PERF_SAMPLE_TIME | PERF_SAMPLE_CPU | PERF_SAMPLE_READ |
                     PERF_SAMPLE_CALLCHAIN | PERF_SAMPLE_REGS_USER | PERF_SAMPLE_STACK_USER;
@@ -114,7 +114,7 @@ int sprof_perf_probe(void)
 #if !defined(REG_MASK)
     return -1;
 #else
-    int fd = open_event(0, 0, g_sprof.cfg.perf_stack);
+    int fd = open_event(0, 0, g_sprof.cfg.perf_stack, g_sprof.period_ns);
     if (fd < 0) return -1;
     close(fd);
     return 0;
@@ -126,18 +126,19 @@ int sprof_perf_probe_kernel(void)
 #if !defined(REG_MASK)
     return -1;
 #else
-    int fd = open_event(1, 0, g_sprof.cfg.perf_stack);
+    int fd = open_event(1, 0, g_sprof.cfg.perf_stack, g_sprof.period_ns);
     if (fd < 0) return -1;
     close(fd);
     return 0;
 #endif
 }
 
-/* A new event for thread tid copying stack_bytes of its stack per sample,
- * and its ring; not enabled, its descriptor not yet adopted. */
-int sprof_perf_open_ring(pid_t tid, uint32_t stack_bytes, int *fd_out, void **base_out, size_t *len_out)
+/* A new event for thread tid copying stack_bytes of its stack per sample
+ * every period, and its ring; not enabled, its descriptor not yet adopted. */
+int sprof_perf_open_ring(pid_t tid, uint32_t stack_bytes, uint64_t period, int *fd_out, void **base_out,
+                         size_t *len_out)
 {
-    int fd = open_event(g_sprof.ksample == SPROF_KSAMPLE_PERF, tid, stack_bytes);
+    int fd = open_event(g_sprof.ksample == SPROF_KSAMPLE_PERF, tid, stack_bytes, period);
     if (fd < 0) return -1;
     long page = sysconf(_SC_PAGESIZE);
     for (size_t pages = sprof_perf_data_pages_for(stack_bytes); pages >= 4; pages /= 2) {
@@ -161,8 +162,10 @@ int sprof_perf_thread_start(struct sprof_thread *t)
 {
     int fd;
     if (!t->perf_stack) t->perf_stack = g_sprof.cfg.perf_stack;
-    if (sprof_perf_open_ring((pid_t)t->tid, t->perf_stack, &fd, &t->perf_base, &t->perf_len) != 0) return -1;
+    if (sprof_perf_open_ring((pid_t)t->tid, t->perf_stack, g_sprof.period_ns, &fd, &t->perf_base, &t->perf_len) != 0)
+        return -1;
     sprof_fd_adopt(fd, &t->perf_fd, SPROF_FD_PERF); /* high, identity kept */
+    atomic_store_explicit(&t->phase_period, g_sprof.period_ns, memory_order_relaxed);
     return 0;
 }
 
@@ -182,6 +185,7 @@ uint64_t sprof_perf_count(struct sprof_thread *t)
 
 void sprof_perf_thread_stop(struct sprof_thread *t)
 {
+    sprof_perf_phase_disable(t);
     int fd = sprof_fd_checked(&t->perf_fd);
     if (fd >= 0) ioctl(fd, PERF_EVENT_IOC_DISABLE, 0);
 }
@@ -399,6 +403,7 @@ uint64_t sprof_perf_drain(struct sprof_thread *t, uint64_t now_mono)
     if (atomic_load(&t->state) == SLOT_ACTIVE) sprof_perf_clock_look(t, now_mono);
     uint64_t n = sprof_perf_drain_ring(t);
     if (atomic_load(&t->state) == SLOT_ACTIVE) sprof_perf_period_update(t);
+    if (atomic_load(&t->state) == SLOT_ACTIVE) sprof_perf_phase_begin(t);
     if (atomic_load(&t->state) == SLOT_ACTIVE) sprof_perf_adapt(t);
     return n;
 }

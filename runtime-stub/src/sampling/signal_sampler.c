@@ -186,10 +186,12 @@ static void on_prof_signal(int sig, siginfo_t *si, void *uc)
         atomic_fetch_add_explicit(&g_sprof.unregistered_signals, 1, memory_order_relaxed);
         goto out;
     }
-    if (si && si->si_code == POLL_IN) {
-        /* perf_event's overflow: the stack its copy cannot hold. One queued
-         * before the writer stopped the walks is no pacer signal either. */
-        if (atomic_load_explicit(&t->assist_on, memory_order_acquire)) sprof_perf_assist_signal(t, si->si_fd, uc);
+    if (si && (si->si_code == POLL_IN || si->si_code == POLL_HUP)) {
+        /* perf_event's overflow: a phase kick (perf_phase.c), or the stack
+         * its copy cannot hold. One queued before the writer stopped the
+         * walks is no pacer signal either. */
+        if (!sprof_perf_phase_signal(t, si->si_fd) && atomic_load_explicit(&t->assist_on, memory_order_acquire))
+            sprof_perf_assist_signal(t, si->si_fd, uc);
         errno = saved_errno;
         return;
     }
@@ -350,6 +352,7 @@ void sprof_signal_silence(void)
         struct sprof_thread *t = &g_sprof.threads[i];
         if (atomic_load(&t->state) != SLOT_ACTIVE) continue;
         if (atomic_load(&t->assist_on)) sprof_perf_assist_stop(t); /* perf_event's live walks */
+        sprof_perf_phase_disable(t);                                  /* and its phase kicks */
         if (!sprof_timers_claim(t)) continue;
         if (t->ptimer_ok) timer_settime(t->ptimer, 0, &zero, NULL);
         if (t->ktimer_ok) timer_settime(t->ktimer, 0, &zero, NULL);
