@@ -562,7 +562,7 @@ SPROF_HIDDEN void sprof_perf_note_reach(struct sprof_thread *t, const struct spr
 SPROF_HIDDEN void sprof_perf_adapt(struct sprof_thread *t);
 /* perf_phase.c: the samples' phase drawn afresh every few periods */
 SPROF_HIDDEN uint64_t sprof_perf_phase_mean_ns(void);
-SPROF_HIDDEN uint64_t sprof_perf_phase_base(uint64_t base);
+SPROF_HIDDEN uint64_t sprof_perf_phase_base(uint64_t base, uint64_t k);
 SPROF_HIDDEN void sprof_perf_phase_begin(struct sprof_thread *t); /* writer */
 SPROF_HIDDEN void sprof_perf_phase_disable(struct sprof_thread *t);
 SPROF_HIDDEN void sprof_perf_phase_close(struct sprof_thread *t);

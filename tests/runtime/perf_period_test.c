@@ -65,7 +65,7 @@ static void simulate(int dither, double *share, double *rate)
 static double kicked_rate(uint64_t period)
 {
     g_sprof.period_ns = period;
-    uint64_t k = sprof_perf_phase_mean_ns(), pa = sprof_perf_phase_base(period);
+    uint64_t k = sprof_perf_phase_mean_ns(), pa = sprof_perf_phase_base(period, k);
     uint64_t now = 0, next_sample = pa, next_kick = k / 2 + rnd() % (k + 1), samples = 0, end = 2000000000000ull;
     while (now < end) {
         if (next_sample <= next_kick) {
@@ -108,8 +108,8 @@ int main(void)
 
     /* the phase kicks: one kick every 2 periods (2 ms at least) of CPU */
     g_sprof.period_ns = 1000000;
-    check(sprof_perf_phase_mean_ns() == 2000000 && sprof_perf_phase_base(1000000) == 800000,
-          "1 kHz: kicks every 2 ms, the period 0.8 ms", (double)sprof_perf_phase_base(1000000));
+    check(sprof_perf_phase_mean_ns() == 2000000 && sprof_perf_phase_base(1000000, 2000000) == 800000,
+          "1 kHz: kicks every 2 ms, the period 0.8 ms", (double)sprof_perf_phase_base(1000000, 2000000));
     g_sprof.period_ns = 100000;
     check(sprof_perf_phase_mean_ns() == 2000000, "10 kHz: kicks every 2 ms", (double)sprof_perf_phase_mean_ns());
     for (uint64_t p = 100000; p <= 10000000; p *= 10) {

@@ -3,8 +3,9 @@
 # onto the program's loops"): a busy thread's sampling phase is drawn afresh
 # about every 2 ms of its CPU at 1 kHz, and the shorter period that makes
 # up for the dropped part of each period keeps the delivered rate at the
-# asked one; with SPROF_PERF_PHASE=0 there are none. A thread that blocks
-# every signal takes no kick: it has at most one pending (no queue of
+# asked one, and the weights cover the CPU; with SPROF_PERF_PHASE=0, or the
+# tick kernel sampler, there are none. A thread that blocks every signal
+# takes no kick: it has at most one pending (no queue of
 # real-time signals), and its period goes back to the nominal one (without
 # that it delivered 125 % of the asked rate).
 # Usage: phase_kicks_test.sh PHASE_PROG (env: SPROF_BIN, SPROF_LIB)
@@ -19,9 +20,10 @@ bad() { echo "FAIL $*"; fail=1; }
 rate() { "$SPROF_BIN/sprof-trace" info "$1" | sed -n 's/^delivered rate: .*(\([0-9.]*\)% of asked).*/\1/p'; }
 kicks() { "$SPROF_BIN/sprof-trace" dump "$1" | sed -n 's/.* STATS .*phase_kicks=\([0-9]*\).*/\1/p' | tail -1; }
 cpu_s() { "$SPROF_BIN/sprof-trace" info "$1" | sed -n 's/^CPU seconds: *\([0-9.]*\).*/\1/p'; }
+cover() { "$SPROF_BIN/sprof-trace" info "$1" | sed -n 's/^weights cover: *\([0-9.]*\)%.*/\1/p'; }
 between() { awk -v v="$1" -v lo="$2" -v hi="$3" 'BEGIN { exit !(v >= lo && v <= hi) }'; }
 
-for kernel in "" tick; do
+for kernel in "" off; do
     tag=${kernel:-default}
     rm -f "$d/on.bin"
     env SPROF_KERNEL=$kernel SPROF_HZ=1000 SPROF_OUT="$d/on.bin" SPROF_QUIET=1 LD_PRELOAD="$lib" "$prog" spin >/dev/null \
@@ -37,14 +39,23 @@ for kernel in "" tick; do
         || bad "$tag: $k kicks in $c s of CPU ($per a second, want 300-650)"
     between "${r:-0}" 93 106 && ok "$tag: delivered $r % of the asked rate with the kicks" \
         || bad "$tag: delivered ${r:-?} % of the asked rate with the kicks (want 93-106)"
+    c=$(cover "$d/on.bin") # the dropped periods are in the next sample's weight
+    between "${c:-0}" 97 101 && ok "$tag: weights cover $c %" || bad "$tag: weights cover ${c:-?} % (want 97-101)"
     "$SPROF_BIN/sprof-trace" info "$d/on.bin" | grep -q '^sampling phase: ' && ok "$tag: info says so" \
         || bad "$tag: sprof-trace info has no 'sampling phase' line"
 done
 
-env SPROF_PERF_PHASE=0 SPROF_HZ=1000 SPROF_OUT="$d/off.bin" SPROF_QUIET=1 LD_PRELOAD="$lib" "$prog" spin >/dev/null
-k=$(kicks "$d/off.bin"); r=$(rate "$d/off.bin")
-[ "${k:-x}" = 0 ] && ok "SPROF_PERF_PHASE=0: no kicks" || bad "SPROF_PERF_PHASE=0: ${k:-?} kicks"
-between "${r:-0}" 93 106 && ok "SPROF_PERF_PHASE=0: delivered $r %" || bad "SPROF_PERF_PHASE=0: delivered ${r:-?} %"
+# none with SPROF_PERF_PHASE=0, nor with the tick kernel sampler (a user
+# sample stands for one period there: a dropped period would be lost from
+# the weights); the rate and the weights' cover as asked either way
+for v in SPROF_PERF_PHASE=0 SPROF_KERNEL=tick; do
+    rm -f "$d/off.bin"
+    env $v SPROF_HZ=1000 SPROF_OUT="$d/off.bin" SPROF_QUIET=1 LD_PRELOAD="$lib" "$prog" spin >/dev/null
+    k=$(kicks "$d/off.bin"); r=$(rate "$d/off.bin"); c=$(cover "$d/off.bin")
+    [ "${k:-x}" = 0 ] && ok "$v: no kicks" || bad "$v: ${k:-?} kicks"
+    between "${r:-0}" 93 106 && ok "$v: delivered $r %" || bad "$v: delivered ${r:-?} %"
+    between "${c:-0}" 93 101 && ok "$v: weights cover $c %" || bad "$v: weights cover ${c:-?} % (want 93-101)"
+done
 
 out=$(env SPROF_HZ=1000 SPROF_OUT="$d/blk.bin" SPROF_QUIET=1 LD_PRELOAD="$lib" "$prog" blocked) || bad "blocked: run failed"
 p=$(echo "$out" | sed -n 's/^pending //p')

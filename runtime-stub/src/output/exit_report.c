@@ -133,10 +133,10 @@ static void put_problems(struct line *l, uint32_t problems)
     if (problems & SPROF_PROBLEM_SIGNAL_TAKEN) {
         put(l, "; SIGNAL TAKEN: the program installed its own handler for sprof's signal ");
         put_u64(l, (uint64_t)g_sprof.sig);
-        /* with perf_event the samples go on: only the tick kernel sampler
-         * and the phase kicks (perf_phase.c) used it */
+        /* with perf_event the samples go on: only the tick kernel sampler,
+         * or else the phase kicks (perf_phase.c), used it */
         if (!sprof_uses_perf()) put(l, ", sampling stopped there");
-        else if (g_sprof.ksample == SPROF_KSAMPLE_TICK) put(l, ", kernel-time samples and phase kicks stopped there");
+        else if (g_sprof.ksample == SPROF_KSAMPLE_TICK) put(l, ", kernel-time samples stopped there");
         else put(l, ", phase kicks stopped there");
     }
     if (problems & SPROF_PROBLEM_SIGNAL_BLOCKED) {

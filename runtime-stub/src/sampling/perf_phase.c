@@ -28,8 +28,9 @@
  * events (no cross-CPU call).
  *
  * The dropped part of the period under way (half a period on average) is
- * made up by a shorter period, P x 2K / (2K + P), while the kicks land
- * (perf_period.c: sprof_perf_phase_base, and the check that they do). */
+ * made up by a shorter period while the kicks land: P x 2K / (2K + P) to
+ * start with, then the delivered rate measured (perf_period.c: the base
+ * period's adjustment, and the check that the kicks land). */
 #define _GNU_SOURCE
 #include <fcntl.h>
 #include <linux/perf_event.h>
@@ -40,22 +41,33 @@
 
 #include "rt_internal.h"
 
-static uint64_t draw(struct sprof_thread *t)
+/* A stretch uniform in [K/2, 3K/2] from *rng (seeded here if 0). Each
+ * thread's handler has its own; the writer draws the first stretches from
+ * another. */
+static uint64_t draw(uint64_t *rng, uint32_t tid)
 {
     uint64_t k = sprof_perf_phase_mean_ns();
-    if (!t->phase_rng) t->phase_rng = (sprof_now_ns(CLOCK_MONOTONIC) ^ ((uint64_t)t->tid << 32)) | 1;
-    return k / 2 + sprof_xorshift64(&t->phase_rng) % (k + 1);
+    if (!*rng) *rng = (sprof_now_ns(CLOCK_MONOTONIC) ^ ((uint64_t)tid << 32)) | 1;
+    return k / 2 + sprof_xorshift64(rng) % (k + 1);
 }
+
+static uint64_t writer_rng; /* writer only */
 
 /* Writer (io_lock held), after a drain: thread t's phase event, once the
  * thread has run past the period's first change (16 samples: a thread
  * that ends within a few periods is not worth it; opening and arming an
  * event for a running thread each interrupt its CPU), armed for one
  * overflow, its signal owned by t. Where it cannot be had (no descriptor
- * left, the signal taken) the thread is sampled on the event's grid alone. */
+ * left, the signal taken) the thread is sampled on the event's grid alone.
+ * Not with the tick kernel sampler: there a user sample stands for one
+ * period at most (the rest of a longer stretch is the kernel's, which the
+ * tick samples), and the period a kick drops would be counted nowhere (a
+ * busy loop's weights covered 81 % of its CPU). */
 void sprof_perf_phase_begin(struct sprof_thread *t)
 {
-    if (t->phase_tried || !g_sprof.cfg.perf_phase || !t->perf_period || t->perf_fd < 0) return;
+    if (t->phase_tried || !g_sprof.cfg.perf_phase || g_sprof.ksample == SPROF_KSAMPLE_TICK || !t->perf_period ||
+        t->perf_fd < 0)
+        return;
     t->phase_tried = 1;
     if (!g_sprof.sig && sprof_signal_install() != 0) return;
     if (!sprof_signal_still_ours()) return;
@@ -64,7 +76,7 @@ void sprof_perf_phase_begin(struct sprof_thread *t)
     a.size = sizeof a;
     a.type = PERF_TYPE_SOFTWARE;
     a.config = PERF_COUNT_SW_TASK_CLOCK;
-    a.sample_period = draw(t);
+    a.sample_period = draw(&writer_rng, t->tid);
     a.exclude_kernel = 1; /* its signal lands in user mode: no system call interrupted */
     a.exclude_hv = 1;
     a.disabled = 1;
@@ -120,7 +132,7 @@ int sprof_perf_phase_signal(struct sprof_thread *t, int fd)
     int ev = sprof_fd_load(&t->perf_fd);
     uint64_t p = atomic_load_explicit(&t->phase_period, memory_order_relaxed);
     if (ev >= 0 && p) ioctl(ev, PERF_EVENT_IOC_PERIOD, &p);
-    uint64_t next = draw(t);
+    uint64_t next = draw(&t->phase_rng, t->tid);
     ioctl(kick, PERF_EVENT_IOC_PERIOD, &next);
     ioctl(kick, PERF_EVENT_IOC_REFRESH, 1);
     return 1;
