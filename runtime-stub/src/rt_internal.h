@@ -213,7 +213,7 @@ struct sprof_thread {
     void *perf_base;
     size_t perf_len;
     uint64_t perf_last_count;
-    uint64_t perf_period;            /* current sample_period (0 = the nominal one) */
+    _Atomic uint64_t perf_period;    /* current sample_period (0 = the nominal one); the phase kicks' handler reads it */
     uint64_t perf_base_period;       /* what it is dithered around (0 = the nominal one; perf_period.c) */
     uint64_t perf_win_cpu, perf_win_n; /* CPU and samples since the last period adjustment */
     uint64_t perf_win_periods;       /* the periods those samples were taken at, summed */
@@ -233,7 +233,6 @@ struct sprof_thread {
     /* perf_phase.c: a second event whose signal restarts the period */
     int phase_fd;                    /* -1: none (the samples stay on the event's grid) */
     uint64_t phase_rng;              /* the thread's own draws (its handler) */
-    _Atomic uint64_t phase_period;   /* the sampling event's period now, for the handler to restart it with */
     _Atomic int phase_on;            /* the handler arms the phase event again */
     _Atomic uint64_t phase_kicks;    /* kicks its handler took */
     uint64_t phase_kicks_seen;       /* writer: phase_kicks at its last look */
@@ -563,6 +562,7 @@ SPROF_HIDDEN void sprof_perf_adapt(struct sprof_thread *t);
 /* perf_phase.c: the samples' phase drawn afresh every few periods */
 SPROF_HIDDEN uint64_t sprof_perf_phase_mean_ns(void);
 SPROF_HIDDEN uint64_t sprof_perf_phase_base(uint64_t base, uint64_t k);
+SPROF_HIDDEN int sprof_perf_signal_owner(int fd, pid_t tid); /* signal tid at each overflow of fd */
 SPROF_HIDDEN void sprof_perf_phase_begin(struct sprof_thread *t); /* writer */
 SPROF_HIDDEN void sprof_perf_phase_disable(struct sprof_thread *t);
 SPROF_HIDDEN void sprof_perf_phase_close(struct sprof_thread *t);
@@ -609,7 +609,8 @@ SPROF_HIDDEN uint64_t sprof_perf_dithered(uint64_t base, int32_t ppm);
 SPROF_HIDDEN uint64_t sprof_perf_restart_base(uint64_t base, uint64_t window);
 static inline uint64_t sprof_perf_period_now(const struct sprof_thread *t)
 {
-    return t->perf_period ? t->perf_period : g_sprof.period_ns;
+    uint64_t p = atomic_load_explicit(&t->perf_period, memory_order_relaxed);
+    return p ? p : g_sprof.period_ns;
 }
 /* perf_clock.c: the task clock's advance over the thread's CPU clock */
 SPROF_HIDDEN void sprof_perf_clock_look(struct sprof_thread *t, uint64_t now_mono);

@@ -19,6 +19,7 @@ struct sprof_globals g_sprof;
 int sprof_fd_checked(int *fd) { return *fd; }
 int sprof_signal_install(void) { return -1; }
 int sprof_signal_still_ours(void) { return 1; }
+int sprof_perf_signal_owner(int fd, pid_t tid) { (void)fd, (void)tid; return -1; }
 uint32_t sprof_thread_scratch_bytes(void) { return 0; }
 uint32_t sprof_thread_ring_bytes(void) { return 0; }
 int sprof_ring_init(struct sprof_ring *r, uint32_t cap) { (void)r, (void)cap; return -1; }

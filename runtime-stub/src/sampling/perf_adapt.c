@@ -95,8 +95,7 @@ static void resize_copy(struct sprof_thread *t, uint32_t bytes)
     int old = sprof_fd_checked(&t->perf_fd), fd;
     void *base;
     size_t len;
-    uint64_t period = atomic_load(&t->phase_period);
-    if (old < 0 || sprof_perf_open_ring((pid_t)t->tid, bytes, period ? period : g_sprof.period_ns, &fd, &base, &len) != 0) {
+    if (old < 0 || sprof_perf_open_ring((pid_t)t->tid, bytes, sprof_perf_period_now(t), &fd, &base, &len) != 0) {
         t->perf_resizes = ADAPT_MAX_RESIZES; /* no memory or descriptors for it: keep what works */
         atomic_store(&t->attach, a);
         return;

@@ -100,13 +100,8 @@ int sprof_perf_assist_start(struct sprof_thread *t)
 {
     if (!t->assist) return -1;
     int fd = sprof_fd_checked(&t->perf_fd);
-    struct f_owner_ex owner = {.type = F_OWNER_TID, .pid = (pid_t)t->tid};
     atomic_store_explicit(&t->assist_on, 1, memory_order_release); /* scratch and ring are set */
-    /* raw system calls: fcntl() on sprof's own descriptors is refused by
-     * its interposer (fd_interpose.c) */
-    long fl = fd >= 0 ? syscall(SYS_fcntl, fd, F_GETFL) : -1;
-    if (fl < 0 || syscall(SYS_fcntl, fd, F_SETOWN_EX, &owner) != 0 || syscall(SYS_fcntl, fd, F_SETSIG, g_sprof.sig) != 0 ||
-        syscall(SYS_fcntl, fd, F_SETFL, fl | O_ASYNC) != 0) {
+    if (sprof_perf_signal_owner(fd, (pid_t)t->tid) != 0) {
         atomic_store(&t->assist_on, 0);
         return -1;
     }

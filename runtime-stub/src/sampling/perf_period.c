@@ -94,9 +94,9 @@ uint64_t sprof_perf_restart_base(uint64_t base, uint64_t window)
     return window ? base - base / (2 * window + 1) : base;
 }
 
-/* perf_phase.c's mean stretch of CPU between two phase kicks: every other period at 1 kHz or less
- * (a kick costs the thread a signal and two system calls: ~10 us on the
- * PVM guest measured here, ~2-3 us on hardware), no more than ~500 a
+/* perf_phase.c's mean stretch of CPU between two phase kicks: every other
+ * period at 1 kHz or less (a kick costs the thread a signal and three
+ * ioctls: ~16 us on the PVM guest measured here), no more than ~500 a
  * second of CPU above. */
 uint64_t sprof_perf_phase_mean_ns(void)
 {
@@ -136,7 +136,6 @@ static void set_period(struct sprof_thread *t, uint64_t base)
     if (fd >= 0 && ioctl(fd, PERF_EVENT_IOC_PERIOD, &want) == 0) {
         t->perf_period = want;
         t->perf_base_period = base;
-        atomic_store_explicit(&t->phase_period, want, memory_order_relaxed);
     }
     t->perf_dither_n = 0;
 }
@@ -199,11 +198,10 @@ void sprof_perf_period_update(struct sprof_thread *t)
     if (live != t->phase_live) {
         /* The kicks began to land, or stopped: the base period with or
          * without their share, from which the measurement goes on (the
-         * share at the mean spacing of the kicks: a start, measured next);
-         * the tick kernel sampler has no kicks */
+         * share at the mean spacing of the kicks: a start, measured next;
+         * never with the tick kernel sampler, which has no kicks) */
         t->phase_live = (uint8_t)live;
-        if (g_sprof.ksample == SPROF_KSAMPLE_NONE || g_sprof.ksample == SPROF_KSAMPLE_PERF)
-            t->perf_base_period = live ? sprof_perf_phase_base(base_period(t), sprof_perf_phase_mean_ns()) : 0;
+        t->perf_base_period = live ? sprof_perf_phase_base(base_period(t), sprof_perf_phase_mean_ns()) : 0;
         t->perf_win_n = t->perf_win_cpu = t->perf_win_periods = 0;
         set_period(t, base_period(t));
         return;

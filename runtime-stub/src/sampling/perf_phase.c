@@ -85,12 +85,7 @@ void sprof_perf_phase_begin(struct sprof_thread *t)
     /* owned first: the signal names the descriptor O_ASYNC was set on */
     sprof_fd_adopt(fd, &t->phase_fd, SPROF_FD_PERF);
     fd = sprof_fd_checked(&t->phase_fd);
-    struct f_owner_ex owner = {.type = F_OWNER_TID, .pid = (pid_t)t->tid};
-    /* raw system calls: fcntl() on sprof's own descriptors is refused by
-     * its interposer (fd_interpose.c) */
-    long fl = fd >= 0 ? syscall(SYS_fcntl, fd, F_GETFL) : -1;
-    if (fl < 0 || syscall(SYS_fcntl, fd, F_SETOWN_EX, &owner) != 0 || syscall(SYS_fcntl, fd, F_SETSIG, g_sprof.sig) != 0 ||
-        syscall(SYS_fcntl, fd, F_SETFL, fl | O_ASYNC) != 0) {
+    if (sprof_perf_signal_owner(fd, (pid_t)t->tid) != 0) {
         sprof_fd_close(&t->phase_fd);
         return;
     }
@@ -130,8 +125,8 @@ int sprof_perf_phase_signal(struct sprof_thread *t, int fd)
     if (!atomic_load_explicit(&t->phase_on, memory_order_relaxed)) return 1;
     atomic_fetch_add_explicit(&t->phase_kicks, 1, memory_order_relaxed);
     int ev = sprof_fd_load(&t->perf_fd);
-    uint64_t p = atomic_load_explicit(&t->phase_period, memory_order_relaxed);
-    if (ev >= 0 && p) ioctl(ev, PERF_EVENT_IOC_PERIOD, &p);
+    uint64_t p = sprof_perf_period_now(t);
+    if (ev >= 0) ioctl(ev, PERF_EVENT_IOC_PERIOD, &p);
     uint64_t next = draw(&t->phase_rng, t->tid);
     ioctl(kick, PERF_EVENT_IOC_PERIOD, &next);
     ioctl(kick, PERF_EVENT_IOC_REFRESH, 1);

@@ -165,7 +165,21 @@ int sprof_perf_thread_start(struct sprof_thread *t)
     if (sprof_perf_open_ring((pid_t)t->tid, t->perf_stack, g_sprof.period_ns, &fd, &t->perf_base, &t->perf_len) != 0)
         return -1;
     sprof_fd_adopt(fd, &t->perf_fd, SPROF_FD_PERF); /* high, identity kept */
-    atomic_store_explicit(&t->phase_period, g_sprof.period_ns, memory_order_relaxed);
+    return 0;
+}
+
+/* Have the kernel signal thread tid (sprof's signal, si_fd = fd) at each
+ * overflow of event fd: perf queues it once the event has an owner.
+ * 0, or -1 (fd < 0 included). Raw system calls: fcntl() on sprof's own
+ * descriptors is refused by its interposer (fd_interpose.c). Shared by the
+ * live walks (perf_assist.c) and the phase kicks (perf_phase.c). */
+int sprof_perf_signal_owner(int fd, pid_t tid)
+{
+    struct f_owner_ex owner = {.type = F_OWNER_TID, .pid = tid};
+    long fl = fd >= 0 ? syscall(SYS_fcntl, fd, F_GETFL) : -1;
+    if (fl < 0 || syscall(SYS_fcntl, fd, F_SETOWN_EX, &owner) != 0 || syscall(SYS_fcntl, fd, F_SETSIG, g_sprof.sig) != 0 ||
+        syscall(SYS_fcntl, fd, F_SETFL, fl | O_ASYNC) != 0)
+        return -1;
     return 0;
 }
 
