@@ -239,6 +239,12 @@ struct sprof_thread {
     uint64_t phase_quiet_ns;         /* writer: sampled CPU since the kicks last moved */
     uint8_t phase_live;              /* writer: the kicks land; the period is shortened for them */
     uint8_t phase_tried;             /* writer: the phase event was opened, or could not be */
+    /* perf_ktick.c, with the tick kernel sampler (writer): the CPU the task
+     * clock counted over the user samples, the kernel time the tick
+     * recorded, the periods the samples were taken at; their scale */
+    uint64_t ktick_advance_ns, ktick_kernel_ns, ktick_periods_ns, ktick_n;
+    int64_t ktick_owed_ns;    /* the user CPU counted to date less the weights given */
+    uint32_t ktick_scale_q16; /* 0: 1 */
     /* the event's task clock against the thread's CPU clock (perf_clock.c) */
     uint64_t clock_mark_mono, clock_mark_count, clock_mark_cpu; /* writer: the last look (0: none) */
     uint32_t cpu_per_count_q16;      /* thread CPU per task-clock ns since then, x 65536 (0: 1) */
@@ -567,6 +573,9 @@ SPROF_HIDDEN void sprof_perf_phase_begin(struct sprof_thread *t); /* writer */
 SPROF_HIDDEN void sprof_perf_phase_disable(struct sprof_thread *t);
 SPROF_HIDDEN void sprof_perf_phase_close(struct sprof_thread *t);
 SPROF_HIDDEN int sprof_perf_phase_signal(struct sprof_thread *t, int fd); /* signal handler */
+/* perf_ktick.c: the user samples' periods scaled to the CPU less the tick's kernel time (writer) */
+SPROF_HIDDEN void sprof_perf_ktick_kernel(struct sprof_thread *t, uint64_t ns);
+SPROF_HIDDEN uint64_t sprof_perf_ktick_weight(struct sprof_thread *t, uint64_t period_ns, uint64_t advance_ns);
 /* perf_assist.c: the live stack for the samples a copy cannot hold */
 #define SPROF_SAMPLE_ASSIST_ENTRY (1u << 30) /* a ring record that is a handler's walk, never written out */
 SPROF_HIDDEN int sprof_perf_assist_ready(struct sprof_thread *t);        /* writer */

@@ -84,12 +84,8 @@ XFAIL = [
     # time comes in whole ticks, so its short methods (24-100 periods) are
     # off by a tick's worth: rperf's metric ~16 % at full length
     "clockwait:perf_event_tick:*",
-    # a loop in step with the period (acc_lockstep, at 1 kHz): the tick
-    # kernel sampler has no phase kicks (a kick's dropped period would be
-    # counted nowhere there, runtime-stub/src/sampling/perf_phase.c), so its
-    # samples stay on the event's grid: 4-23 pp off
-    "lockstep:perf_event_tick:*",
-    # and the cpuclock pacer's cpu weight there: a landing weighs the CPU
+    # a loop in step with the period (acc_lockstep, at 1 kHz): the cpuclock
+    # pacer's cpu weight there: a landing weighs the CPU
     # since the previous one, one draw at random per period, so in a loop
     # in step with the period a landing's weight depends on where in the
     # loop it lands (late in a period: more); sp_Deep_run 5-9 pp above its

@@ -3,8 +3,9 @@
 # onto the program's loops"): a busy thread's sampling phase is drawn afresh
 # about every 2 ms of its CPU at 1 kHz, and the shorter period that makes
 # up for the dropped part of each period keeps the delivered rate at the
-# asked one, and the weights cover the CPU; with SPROF_PERF_PHASE=0, or the
-# tick kernel sampler, there are none. A thread that blocks every signal
+# asked one, and the weights cover the CPU, with the tick kernel sampler too
+# (the kernel time it records taken off the user samples, the dropped
+# periods kept); with SPROF_PERF_PHASE=0 there are none. A thread that blocks every signal
 # takes no kick: it has at most one pending (no queue of
 # real-time signals), and its period goes back to the nominal one (without
 # that it delivered 125 % of the asked rate).
@@ -21,9 +22,18 @@ rate() { "$SPROF_BIN/sprof-trace" info "$1" | sed -n 's/^delivered rate: .*(\([0
 kicks() { "$SPROF_BIN/sprof-trace" dump "$1" | sed -n 's/.* STATS .*phase_kicks=\([0-9]*\).*/\1/p' | tail -1; }
 cpu_s() { "$SPROF_BIN/sprof-trace" info "$1" | sed -n 's/^CPU seconds: *\([0-9.]*\).*/\1/p'; }
 cover() { "$SPROF_BIN/sprof-trace" info "$1" | sed -n 's/^weights cover: *\([0-9.]*\)%.*/\1/p'; }
+# with the tick kernel sampler: user-mode samples per user CPU second, % of
+# 1 kHz (a kernel second is the tick's, at most CONFIG_HZ samples; a loaded
+# machine's ticks charged a quarter of a busy loop's CPU to the kernel)
+user_rate() {
+    "$SPROF_BIN/sprof-trace" info "$1" | awk '
+        /^samples:/ { n = $2 } /^user \/ system:/ { u = $4 }
+        /^kernel weight:/ { for (i = 1; i <= NF; i++) if ($i == "kernel" && $(i + 1) == "samples") k = $(i - 1) }
+        END { if (u > 0) printf "%.1f\n", (n - k) / u / 10 }'
+}
 between() { awk -v v="$1" -v lo="$2" -v hi="$3" 'BEGIN { exit !(v >= lo && v <= hi) }'; }
 
-for kernel in "" off; do
+for kernel in "" off tick; do
     tag=${kernel:-default}
     rm -f "$d/on.bin"
     env SPROF_KERNEL=$kernel SPROF_HZ=1000 SPROF_OUT="$d/on.bin" SPROF_QUIET=1 LD_PRELOAD="$lib" "$prog" spin >/dev/null \
@@ -32,6 +42,7 @@ for kernel in "" off; do
         echo "skip $tag: perf_event not used here"; continue
     fi
     k=$(kicks "$d/on.bin"); c=$(cpu_s "$d/on.bin"); r=$(rate "$d/on.bin")
+    [ "$kernel" = tick ] && r=$(user_rate "$d/on.bin")
     # ~500 per CPU second (K = 2 ms, uniform in 1-3 ms); a loaded machine may
     # hold the signal a little, never most of them
     per=$(awk -v k="${k:-0}" -v c="${c:-0}" 'BEGIN { printf "%.0f", (c > 0 ? k / c : 0) }')
@@ -45,10 +56,8 @@ for kernel in "" off; do
         || bad "$tag: sprof-trace info has no 'sampling phase' line"
 done
 
-# none with SPROF_PERF_PHASE=0, nor with the tick kernel sampler (a user
-# sample stands for one period there: a dropped period would be lost from
-# the weights); the rate and the weights' cover as asked either way
-for v in SPROF_PERF_PHASE=0 SPROF_KERNEL=tick; do
+# none with SPROF_PERF_PHASE=0; the rate and the weights' cover as asked
+for v in SPROF_PERF_PHASE=0; do
     rm -f "$d/off.bin"
     env $v SPROF_HZ=1000 SPROF_OUT="$d/off.bin" SPROF_QUIET=1 LD_PRELOAD="$lib" "$prog" spin >/dev/null
     k=$(kicks "$d/off.bin"); r=$(rate "$d/off.bin"); c=$(cover "$d/off.bin")

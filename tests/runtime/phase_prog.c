@@ -34,13 +34,12 @@ static void *blocked(void *arg)
     sigfillset(&all);
     pthread_sigmask(SIG_BLOCK, &all, NULL);
     spin();
-    FILE *f = fopen("/proc/thread-self/status", "r");
-    char line[256];
-    unsigned long long q = 0, lim = 0;
-    while (f && fgets(line, sizeof line, f))
-        if (sscanf(line, "SigQ: %llu/%llu", &q, &lim) == 2) break;
-    if (f) fclose(f);
-    printf("pending %llu\n", q);
+    /* taken one by one: /proc's SigQ counts every signal queued to the
+     * user, in any process (a loaded CI machine read 2-3 here) */
+    unsigned n = 0;
+    struct timespec none = {0, 0};
+    while (sigtimedwait(&all, NULL, &none) > 0) n++;
+    printf("pending %u\n", n);
     return NULL;
 }
 

@@ -438,7 +438,13 @@ static void append_sample(const void *rec, uint32_t len)
         sprof_perf_assist_take(draining, rec, len); /* a walk for a perf sample, not a sample */
         return;
     }
-    if (len >= sizeof *r && r->h.type == SPROF_REC_SAMPLE) sprof_maps_cover(r->pc);
+    if (len >= sizeof *r && r->h.type == SPROF_REC_SAMPLE) {
+        sprof_maps_cover(r->pc);
+        /* not in perf_event's user samples too (perf_ktick.c) */
+        if (draining && (r->flags & SPROF_SAMPLE_KERNEL) && g_sprof.ksample == SPROF_KSAMPLE_TICK &&
+            sprof_uses_perf())
+            sprof_perf_ktick_kernel(draining, r->weight_ns);
+    }
     sprof_count_sample(draining, rec);
     sprof_out_append(rec, len);
 }
@@ -700,7 +706,9 @@ uint32_t sprof_drain_all(void)
         if (st != SLOT_ACTIVE && st != SLOT_EXITED) continue;
         announce_thread(t, st == SLOT_ACTIVE, now);
         fill = 0;
-        if (t->assist && t->ring.buf) { /* the walks first: the perf samples join them */
+        /* the ring first where perf samples depend on it: the walks they
+         * join, the kernel time the tick recorded (perf_ktick.c) */
+        if (t->ring.buf && (t->assist || (g_sprof.ksample == SPROF_KSAMPLE_TICK && sprof_uses_perf()))) {
             draining = t;
             sprof_ring_drain(&t->ring, append_sample);
             draining = NULL;

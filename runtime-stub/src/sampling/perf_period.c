@@ -118,11 +118,12 @@ uint64_t sprof_perf_phase_base(uint64_t base, uint64_t k)
  * phase event counts user mode only, so a program half in the kernel is
  * kicked every ~4 ms, not 2, and a period shortened for 2 ms delivered 111
  * % of the asked rate on template, one measured from the kicks' spacing
- * 96-98 % on the corpus). Not with the tick kernel sampler, which has no
- * kicks and whose skipped periods are the kernel's. */
+ * 96-98 % on the corpus). With the tick kernel sampler, whose skipped
+ * periods are the kernel's, a sample's CPU is its period scaled to user
+ * mode's CPU (perf_ktick.c): the rate per CPU second of user mode. */
 static int rate_measured(const struct sprof_thread *t)
 {
-    return g_sprof.ksample == SPROF_KSAMPLE_NONE || (g_sprof.ksample == SPROF_KSAMPLE_PERF && t->phase_live);
+    return g_sprof.ksample == SPROF_KSAMPLE_NONE || t->phase_live;
 }
 
 static void set_period(struct sprof_thread *t, uint64_t base)
@@ -198,8 +199,7 @@ void sprof_perf_period_update(struct sprof_thread *t)
     if (live != t->phase_live) {
         /* The kicks began to land, or stopped: the base period with or
          * without their share, from which the measurement goes on (the
-         * share at the mean spacing of the kicks: a start, measured next;
-         * never with the tick kernel sampler, which has no kicks) */
+         * share at the mean spacing of the kicks: a start, measured next) */
         t->phase_live = (uint8_t)live;
         t->perf_base_period = live ? sprof_perf_phase_base(base_period(t), sprof_perf_phase_mean_ns()) : 0;
         t->perf_win_n = t->perf_win_cpu = t->perf_win_periods = 0;

@@ -212,8 +212,9 @@ static uint32_t rec_cap;
  * every period of the thread's CPU, and the task clock's advance since the
  * previous sample is normally one period. More means periods no sample was
  * taken for:
- *  - with the tick sampler, those whose timer fired in kernel mode: KERNEL
- *    samples have that time, so a user sample stands for one period;
+ *  - with the tick sampler, those whose timer fired in kernel mode: the
+ *    tick's KERNEL samples have that time, and a user sample stands for
+ *    one period (scaled: perf_ktick.c);
  *  - with kernel mode sampled too, a period cut short by the thread
  *    blocking (a thread that runs 20 us between sleeps lost 18 % of its
  *    samples that way: the advance carries them to its next sample, in the
@@ -356,9 +357,9 @@ static void handle_sample(struct sprof_thread *t, const uint8_t *p, uint32_t len
     rec->tid = tid;
     rec->time_ns = time;
     value += t->perf_count_base; /* the counts of the thread's earlier events (sprof_perf_adapt) */
-    rec->weight_ns = value > t->perf_last_count ? value - t->perf_last_count : 0;
+    const uint64_t advance = value > t->perf_last_count ? value - t->perf_last_count : 0;
     t->perf_last_count = value;
-    if (g_sprof.ksample != SPROF_KSAMPLE_NONE) rec->weight_ns = sample_weight(t, rec->weight_ns);
+    rec->weight_ns = g_sprof.ksample != SPROF_KSAMPLE_NONE ? sample_weight(t, advance) : advance;
     /* A user-mode sample at a system call's return address (rcx still
      * holding it) is that call's time too: the kernel leaves a system call
      * with interrupts off, so a timer that fires there is taken just after
@@ -371,9 +372,13 @@ static void handle_sample(struct sprof_thread *t, const uint8_t *p, uint32_t len
         if (nr >= -1) rec->flags |= sprof_syscall_flags(nr);
         else if (kernel_mode) rec->flags |= SPROF_SAMPLE_KERNEL;
     }
-    sprof_perf_period_note(t, rec->weight_ns); /* task clock: perf_period.c counts periods */
     uint64_t cpu_weight = sprof_perf_clock_scale(t, rec->weight_ns); /* the thread's own CPU (perf_clock.c) */
     g_sprof.clock_excess_ns += rec->weight_ns - cpu_weight;
+    if (g_sprof.ksample == SPROF_KSAMPLE_TICK) /* its period, scaled to the CPU the tick left to user mode */
+        cpu_weight = sprof_perf_ktick_weight(t, cpu_weight, sprof_perf_clock_scale(t, advance));
+    /* perf_period.c counts periods in the task clock; with the tick
+     * sampler, in user mode's CPU (the kernel's periods are the tick's) */
+    sprof_perf_period_note(t, g_sprof.ksample == SPROF_KSAMPLE_TICK ? cpu_weight : rec->weight_ns);
     rec->weight_ns = cpu_weight;
     if (g_sprof.mech == SPROF_MECH_WALL_PERF) rec->weight_ns += atomic_exchange(&t->wait_ns, 0);
     uint64_t sp = regs[REG_IDX_SP], stack_hi = t->stack_hi;
