@@ -277,6 +277,7 @@ struct sprof_globals {
     _Atomic int stopping; /* writer should finish */
     int mech;             /* enum sprof_mechanism running */
     int sig;              /* profiling signal (0 = none) */
+    uint64_t sig_restorer; /* the signal-return trampoline its frames return to (perf_sampler.c) */
     uint64_t period_ns;
     int fd;               /* trace file (-1 until opened) */
     int session;          /* a trace is being recorded (its file may still be pending) */

@@ -403,6 +403,10 @@ int sprof_signal_install(void)
         if (sigaction(g_sprof.sig, &sa, &old_prof_action) != 0) return -1;
         installed = 1;
     }
+    /* the trampoline libc gave it: a perf sample taken in the handler has
+     * the handler's signal frame above it (perf_sampler.c, in_own_work) */
+    struct sigaction now;
+    if (sigaction(g_sprof.sig, NULL, &now) == 0) g_sprof.sig_restorer = (uint64_t)(uintptr_t)now.sa_restorer;
     if (g_sprof.mech == SPROF_MECH_ITIMER) {
         struct itimerval it;
         it.it_interval.tv_sec = (time_t)(g_sprof.period_ns / 1000000000ull);
