@@ -9,13 +9,8 @@
 #include <stdlib.h>
 
 #include "sampling/pacer_aim.h"
+#include "unit_check.h"
 
-static int failures;
-static void check(int ok, const char *what, double got)
-{
-    printf("%s %s (%.1f)\n", ok ? "ok  " : "FAIL", what, got);
-    if (!ok) failures++;
-}
 
 int main(void)
 {

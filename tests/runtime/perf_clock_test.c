@@ -10,6 +10,7 @@
 #include <time.h>
 
 #include "rt_internal.h"
+#include "unit_check.h"
 
 struct sprof_globals g_sprof;
 
@@ -30,12 +31,6 @@ static void burn_ms(int ms)
     while (sprof_now_ns(CLOCK_THREAD_CPUTIME_ID) < end) sink = sink * 6364136223846793005ull + 1;
 }
 
-static int failures;
-static void check(int ok, const char *what, double got)
-{
-    printf("%s %s (%.4f)\n", ok ? "ok  " : "FAIL", what, got);
-    if (!ok) failures++;
-}
 
 /* looks at the thread every 60 ms of wall time (burning CPU meanwhile), n times */
 static uint64_t look_n(struct sprof_thread *t, int n, uint64_t *mono)

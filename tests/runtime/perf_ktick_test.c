@@ -16,23 +16,15 @@
 #include <string.h>
 
 #include "rt_internal.h"
+#include "unit_check.h"
 
 struct sprof_globals g_sprof;
 
-static int failures;
-static void check(int ok, const char *what, double got)
-{
-    printf("%s %s (%.4f)\n", ok ? "ok  " : "FAIL", what, got);
-    if (!ok) failures++;
-}
 
 static uint64_t rng = 88172645463325252ull;
 static uint64_t rnd(void)
 {
-    rng ^= rng << 13;
-    rng ^= rng >> 7;
-    rng ^= rng << 17;
-    return rng;
+    return sprof_xorshift64(&rng);
 }
 
 struct result {

@@ -10,6 +10,7 @@
 #include <stdlib.h>
 
 #include "rt_internal.h"
+#include "unit_check.h"
 
 struct sprof_globals g_sprof;
 
@@ -18,12 +19,6 @@ int sprof_fd_checked(int *fd)
     return *fd;
 }
 
-static int failures;
-static void check(int ok, const char *what, double got)
-{
-    printf("%s %s (%.4f)\n", ok ? "ok  " : "FAIL", what, got);
-    if (!ok) failures++;
-}
 
 static uint64_t rng = 88172645463325252ull;
 static uint64_t rnd(void)
