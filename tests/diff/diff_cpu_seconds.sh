@@ -63,15 +63,24 @@ for m in ("A#work", "B#work"):  # sp_A_work, sp_B_work: names guessed from C (no
 if bad:
     sys.exit("diff_cpu_seconds: FAIL: " + "; ".join(bad))
 PY
-# the gate: CPU limits trip, the share limit does not
+# the gate: CPU limits trip, the share limit does not. The limits are half
+# of what the machine gave: +20 % asked came out +8.7 % in a CI run
+# (2026-11-28), under a fixed +10 % limit, and +5.7 % to +40 % in others
+read -r lim_pct lim_s < <(python3 - "$work/diff.json" <<'PY'
+import json, sys
+before, after = json.load(open(sys.argv[1]))["cpu_s_per_run"]
+# B#work, the smaller method, is ~40 % of the program: half its change
+print(f"{50 * (after / before - 1):.2f} {0.2 * (after - before):.4f}")
+PY
+)
 set +e
-d --fail-if-any +10% >/dev/null 2>"$work/gate1.err"; rc1=$?
-d --fail-if-any +0.01s >/dev/null 2>"$work/gate2.err"; rc2=$?
+d --fail-if-any "+$lim_pct%" >/dev/null 2>"$work/gate1.err"; rc1=$?
+d --fail-if-any "+${lim_s}s" >/dev/null 2>"$work/gate2.err"; rc2=$?
 d --fail-if-any +2 >/dev/null 2>"$work/gate3.err"; rc3=$?
 set -e
 cat "$work/gate1.err" "$work/gate2.err" "$work/gate3.err"
-[ $rc1 = 3 ] || fail "--fail-if-any +10% exited $rc1 (want 3)"
-[ $rc2 = 3 ] || fail "--fail-if-any +0.01s exited $rc2 (want 3)"
+[ $rc1 = 3 ] || fail "--fail-if-any +$lim_pct% exited $rc1 (want 3)"
+[ $rc2 = 3 ] || fail "--fail-if-any +${lim_s}s exited $rc2 (want 3)"
 [ $rc3 = 0 ] || fail "--fail-if-any +2 (pp) exited $rc3 (want 0: shares did not change)"
 one=$("$SPROF_BIN/sprof-diff" --weight=cpu -b "$work/b1.bin" "$work/fw.symmap" -a "$work/a1.bin" "$work/fw.symmap")
 echo "$one" | grep -q "run-to-run variance of CPU time is unknown" || fail "one run a side: no statement"
