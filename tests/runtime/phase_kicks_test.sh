@@ -4,8 +4,9 @@
 # about every 2 ms of its CPU at 1 kHz, and the shorter period that makes
 # up for the dropped part of each period keeps the delivered rate at the
 # asked one, and the weights cover the CPU, with the tick kernel sampler too
-# (the kernel time it records taken off the user samples, the dropped
-# periods kept); with SPROF_PERF_PHASE=0 there are none. A thread that blocks every signal
+# (the user samples' periods scaled to the CPU less the kernel time it
+# records: runtime-stub/src/sampling/perf_ktick.c); with SPROF_PERF_PHASE=0
+# there are none. A thread that blocks every signal
 # takes no kick: it has at most one pending (no queue of
 # real-time signals), and its period goes back to the nominal one (without
 # that it delivered 125 % of the asked rate).

@@ -431,6 +431,13 @@ void sprof_count_sample(struct sprof_thread *t, const struct sprof_rec_sample *s
 /* the slot whose ring sprof_ring_drain is emptying (NULL: the aux ring) */
 static struct sprof_thread *draining;
 
+/* perf_event's user samples with the tick's kernel samples beside them in
+ * the thread's ring (perf_ktick.c) */
+static int perf_with_tick(void)
+{
+    return g_sprof.ksample == SPROF_KSAMPLE_TICK && sprof_uses_perf();
+}
+
 static void append_sample(const void *rec, uint32_t len)
 {
     const struct sprof_rec_sample *r = rec;
@@ -441,8 +448,7 @@ static void append_sample(const void *rec, uint32_t len)
     if (len >= sizeof *r && r->h.type == SPROF_REC_SAMPLE) {
         sprof_maps_cover(r->pc);
         /* not in perf_event's user samples too (perf_ktick.c) */
-        if (draining && (r->flags & SPROF_SAMPLE_KERNEL) && g_sprof.ksample == SPROF_KSAMPLE_TICK &&
-            sprof_uses_perf())
+        if (draining && (r->flags & SPROF_SAMPLE_KERNEL) && perf_with_tick())
             sprof_perf_ktick_kernel(draining, r->weight_ns);
     }
     sprof_count_sample(draining, rec);
@@ -708,7 +714,7 @@ uint32_t sprof_drain_all(void)
         fill = 0;
         /* the ring first where perf samples depend on it: the walks they
          * join, the kernel time the tick recorded (perf_ktick.c) */
-        if (t->ring.buf && (t->assist || (g_sprof.ksample == SPROF_KSAMPLE_TICK && sprof_uses_perf()))) {
+        if (t->ring.buf && (t->assist || perf_with_tick())) {
             draining = t;
             sprof_ring_drain(&t->ring, append_sample);
             draining = NULL;

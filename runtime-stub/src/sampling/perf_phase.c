@@ -59,11 +59,11 @@ static uint64_t writer_rng; /* writer only */
  * event for a running thread each interrupt its CPU), armed for one
  * overflow, its signal owned by t. Where it cannot be had (no descriptor
  * left, the signal taken) the thread is sampled on the event's grid alone.
- * With the tick kernel sampler too: the period a kick drops is in the next
- * sample's advance, of which only the kernel time the tick recorded is
- * taken off (perf_ktick.c; when a user sample stood for one period, the
- * dropped periods were counted nowhere: a busy loop's weights covered 81 %
- * of its CPU). */
+ * With the tick kernel sampler too: there the user samples' periods are
+ * scaled to the CPU the task clock counted less the tick's kernel time,
+ * which holds the periods the kicks drop (perf_ktick.c; when a user sample
+ * stood for one period unscaled, they were counted nowhere: a busy loop's
+ * weights covered 81 % of its CPU). */
 void sprof_perf_phase_begin(struct sprof_thread *t)
 {
     if (t->phase_tried || !g_sprof.cfg.perf_phase || !t->perf_period || t->perf_fd < 0)

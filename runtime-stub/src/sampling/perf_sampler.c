@@ -285,45 +285,23 @@ static int in(uint64_t a, uint64_t lo, uint64_t hi)
     return a >= lo && a < hi;
 }
 
-/* Is the sample in sprof's signal handler, the innermost signal frame
- * above sp being one of sprof's signal? The kernel's chain goes through
- * the handler's frames to the signal-return trampoline only where they
- * have frame records: a library function the handler called (glibc has
- * none: clock_gettime, ioctl, __errno_location) hides the handler's own,
- * and the chain goes on into the interrupted code. The frame records in
- * the stack copy, from rbp, lead to the one whose return is the
- * trampoline: that slot is the signal frame's first word, the kernel's
- * ucontext follows, then the siginfo (x86-64's rt_sigframe). The handler
- * blocks every signal: no other frame is inside it. A sample in 2 of 20
- * runs of a fiber program, and 1-2 in corpus runs, showed the handler
- * under the program's code, now that the phase kicks run it ~500 times a
- * CPU second. */
-enum { SIGFRAME_SIGINFO = 8 + 304 }; /* return slot, struct ucontext */
-static int in_own_signal(uint64_t sp, uint64_t fp, const uint64_t *chain, uint32_t n, const uint8_t *dump,
-                         uint64_t dyn)
+/* Is the sample in sprof's signal handler? The kernel's chain goes
+ * through the handler's frames to the signal-return trampoline only where
+ * they have frame records: a library function the handler called (glibc
+ * has none: clock_gettime, ioctl, __errno_location) hides the handler's
+ * own, and the chain goes on into the interrupted code. Where the chain
+ * holds the trampoline of sprof's signal, the copy's signal frame names
+ * the signal (sprof_dump_signal). The handler blocks every signal: no
+ * other frame is inside it. A sample in 2 of 20 runs of a fiber program,
+ * and 1-2 in corpus runs, showed the handler under the program's code,
+ * now that the phase kicks run it ~500 times a CPU second. */
+static int in_own_signal(const uint64_t *regs, const uint64_t *chain, uint32_t n, const uint8_t *dump, uint64_t dyn)
 {
     const uint64_t restorer = g_sprof.sig_restorer;
-#if !defined(__x86_64__)
-    return 0; /* the frame's layout is x86-64's */
-#endif
     if (!restorer || !g_sprof.sig) return 0;
     uint32_t i = 0;
     while (i < n && chain[i] != restorer) i++;
-    if (i == n) return 0; /* no signal frame on the way */
-    for (uint32_t k = 0; k <= i && fp >= sp && fp - sp + 16 <= dyn; k++) {
-        uint64_t next, ret, off = fp - sp;
-        memcpy(&next, dump + off, sizeof next);
-        memcpy(&ret, dump + off + 8, sizeof ret);
-        if (ret == restorer) {
-            int signo;
-            if (off + 8 + SIGFRAME_SIGINFO + sizeof signo > dyn) return 0;
-            memcpy(&signo, dump + off + 8 + SIGFRAME_SIGINFO, sizeof signo);
-            return signo == g_sprof.sig;
-        }
-        if (next <= fp) return 0;
-        fp = next;
-    }
-    return 0;
+    return i < n && sprof_dump_signal(regs[REG_IDX_SP], regs[REG_IDX_FP], dump, dyn, restorer) == g_sprof.sig;
 }
 
 static int in_own_work(const uint64_t *regs, const uint64_t *chain, uint32_t n, const uint8_t *dump, uint64_t dyn)
@@ -332,7 +310,7 @@ static int in_own_work(const uint64_t *regs, const uint64_t *chain, uint32_t n, 
     /* sprof's code running (its start, its exit, an interposer's own work) */
     const uint64_t pc = regs[REG_IDX_PC];
     if (in(pc, own_lo, own_hi)) return 1;
-    if (!in(pc, exe_lo, exe_hi) && in_own_signal(regs[REG_IDX_SP], regs[REG_IDX_FP], chain, n, dump, dyn)) return 1;
+    if (!in(pc, exe_lo, exe_hi) && in_own_signal(regs, chain, n, dump, dyn)) return 1;
     int ours = 0;
     for (uint32_t i = 0; i < n; i++) {
         if (in(chain[i], own_lo, own_hi)) ours = 1;

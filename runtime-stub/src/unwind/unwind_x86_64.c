@@ -1036,6 +1036,30 @@ int sprof_rec_has_sigframe(const struct sprof_rec_sample *rec)
     return is_sigreturn_trampoline(&m, rec->pc) || sigreturn_word_off(rec, &m, &from) != SPROF_FPOFF_UNKNOWN;
 }
 
+/* x86-64's rt_sigframe, from the trampoline's return slot: the kernel's
+ * ucontext (uc_flags, uc_link, uc_stack, then the general registers), then
+ * the siginfo */
+enum { SIGFRAME_GREGS = 8 + 40, SIGFRAME_SIGINFO = 8 + 304 };
+
+/* The signal whose handler a perf stack copy (dump, len bytes from sp) was
+ * taken in: the frame records from fp lead to the one that returns into
+ * the signal trampoline (restorer, the handler's sa_restorer), whose return
+ * slot starts the rt_sigframe. 0 if no such record is in the copy. */
+int sprof_dump_signal(uint64_t sp, uint64_t fp, const uint8_t *dump, uint64_t len, uint64_t restorer)
+{
+    struct sprof_walk_mem m = {.lo = sp, .hi = sp + (len & ~7ull), .copy = dump};
+    uint64_t next, ret;
+    for (uint32_t steps = 0; steps < 64 && fp >= sp && mem_read(&m, fp, &next) && mem_read(&m, fp + 8, &ret); steps++) {
+        if (ret == restorer) {
+            uint64_t word;
+            return mem_read(&m, fp + 8 + SIGFRAME_SIGINFO, &word) ? (int)(uint32_t)word : 0; /* si_signo */
+        }
+        if (next <= fp) break;
+        fp = next;
+    }
+    return 0;
+}
+
 /* A sample taken in a handler that runs on an alternate signal stack: the
  * frames it interrupted are on the thread's own stack, which the walk of
  * the alternate stack never reads. Find the kernel's rt_sigframe among the
@@ -1051,7 +1075,7 @@ uint32_t sprof_add_interrupted_stack(struct sprof_rec_sample *rec, uint32_t cap,
     if (max_depth > 512) max_depth = 512;
     uint64_t rsp2 = 0, rbp2 = 0;
     for (uint32_t from = 0, off; !rsp2 && (off = sigreturn_word_off(rec, m, &from)) != SPROF_FPOFF_UNKNOWN;) {
-        uint64_t gregs = rec->sp + off + 8 + 40;
+        uint64_t gregs = rec->sp + off + SIGFRAME_GREGS;
         if (!mem_read(m, gregs + 15 * 8, &rsp2) || !mem_read(m, gregs + 10 * 8, &rbp2)) rsp2 = 0;
     }
     if (!rsp2 || rsp2 < thr_lo || rsp2 >= thr_hi || (rsp2 & 7)) return rec->h.size;
