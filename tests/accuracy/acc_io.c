@@ -108,6 +108,8 @@ int main(int argc, char **argv)
     int64_t read_ns = (acc_cpu_ns() - c0) / 2001;
     int64_t total = sp_Main_run();
     acc_scope("sp_Main_run");
+    acc_kernel_only("sp_Writer_emit");
+    acc_kernel_only("sp_Reader_load");
     acc_truth("sp_Writer_emit", writer_ns);
     acc_truth("sp_Reader_load", reader_ns);
     acc_truth("sp_Stats_compute", stats_ns);

@@ -82,6 +82,8 @@ void acc_truth_low(const char *name, int64_t ns) { printf("truth_low %s %lld\n",
 
 void acc_scope(const char *func) { printf("scope %s\n", func); }
 
+void acc_kernel_only(const char *func) { printf("kernel_only %s\n", func); }
+
 void acc_rperf_methods(const char *prefix, int n, const int64_t *ns, const int *calls)
 {
     char name[64];

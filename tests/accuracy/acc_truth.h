@@ -47,6 +47,9 @@ int64_t acc_mono_ns(void);
 void acc_truth(const char *name, int64_t ns);
 void acc_truth_low(const char *name, int64_t ns);
 void acc_scope(const char *func);
+/* func is nothing but system calls: nearly all of its weight in a profile
+ * must end in a kernel leaf ([syscall ...]), not in its own user code */
+void acc_kernel_only(const char *func);
 /* The truth and call-count lines of methods PREFIX1..PREFIXn (ns[i] and
  * calls[i], i = 1..n) and "score rperf": rperf's metric over them. */
 void acc_rperf_methods(const char *prefix, int n, const int64_t *ns, const int *calls);

@@ -386,9 +386,10 @@ static void handle_sample(struct sprof_thread *t, const uint8_t *p, uint32_t len
      * with interrupts off, so a timer that fires there is taken just after
      * sysret (the instruction there is one compare): acc_cheapcall's
      * getppid read 2.6-3.0 % as [syscall] against 4.1-4.7 %, the rest on
-     * the wrapper's user pc. With the tick sampler the kernel's time is
-     * the tick's to count. */
-    if (kernel_mode || g_sprof.ksample == SPROF_KSAMPLE_PERF) {
+     * the wrapper's user pc. With the tick sampler too: the tick held
+     * there is taken in user mode as well and charged to utime, so no
+     * kernel sample has that time (acc_io's [syscall] 11-13 pp low). */
+    if (kernel_mode || g_sprof.ksample != SPROF_KSAMPLE_NONE) {
         int nr = sprof_syscall_return_near(regs[REG_IDX_PC], REG_SYSCALL(regs), 0);
         if (nr >= -1) rec->flags |= sprof_syscall_flags(nr);
         else if (kernel_mode) rec->flags |= SPROF_SAMPLE_KERNEL;
