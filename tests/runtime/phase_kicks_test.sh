@@ -55,6 +55,14 @@ for kernel in "" off tick; do
     between "${c:-0}" 97 101 && ok "$tag: weights cover $c %" || bad "$tag: weights cover ${c:-?} % (want 97-101)"
     "$SPROF_BIN/sprof-trace" info "$d/on.bin" | grep -q '^sampling phase: ' && ok "$tag: info says so" \
         || bad "$tag: sprof-trace info has no 'sampling phase' line"
+    if [ "$kernel" = tick ]; then
+        # a tick in the kicks' or the overflows' own kernel work is no
+        # system call and no fault: not a lump of a whole tick on the code
+        # it hit, its time stays in the user samples (kernel_sampler.c)
+        n=$("$SPROF_BIN/sprof-trace" dump "$d/on.bin" | grep ' SAMPLE ' | grep -E 'flags=[^ ]*kernel_tick' |
+            grep -cvE 'flags=[^ ]*(syscall|page_fault)')
+        [ "$n" = 0 ] && ok "$tag: no [kernel] tick samples" || bad "$tag: $n [kernel] tick samples (want 0)"
+    fi
 done
 
 # none with SPROF_PERF_PHASE=0; the rate and the weights' cover as asked

@@ -13,7 +13,10 @@
  *    its signal, for a thread walked live or kicked) never drops an
  *    overflow, yet the tick finds it: counted twice. A busy loop making no
  *    system call, on a loaded CI machine whose ticks charged a quarter of
- *    its CPU to the kernel, had weights covering 126 % of its CPU;
+ *    its CPU to the kernel, had weights covering 126 % of its CPU. (Such
+ *    ticks, neither a system call nor a fault, are no longer recorded at
+ *    all: kernel_sampler.c. Their time is in the advance, not the kernel
+ *    sum, and the scale gives it to the user samples.);
  *  - the phase kicks (perf_phase.c): each drops the period under way,
  *    half a period on average, which no sample stands for.
  * Taking the tick's time off the user samples after it (each its own
