@@ -63,6 +63,12 @@ static void print_no_samples(FILE *o, const sprof_info_view *iv, const struct sp
     else if (st && iv->mode == SPROF_MODE_CPU && st->cpu_ns_total < period)
         fprintf(o, "  NO SAMPLES: the program ran %.1f ms of CPU, less than one sampling period (%.1f ms at %u Hz)\n",
                 (double)st->cpu_ns_total / 1e6, (double)period / 1e6, iv->hz);
+    else if (st && iv->mode == SPROF_MODE_CPU && st->cpu_ns_total < 2 * period)
+        /* the first sample comes a whole period in, the cpuclock pacer's at a
+         * random point of the second period: likely, not certain */
+        fprintf(o, "  NO SAMPLES: the program ran %.1f ms of CPU, less than two sampling periods (%.1f ms at %u Hz): "
+                   "too short to be sure of a sample (raise SPROF_HZ)\n",
+                (double)st->cpu_ns_total / 1e6, (double)period / 1e6, iv->hz);
     else
         fprintf(o, "  NO SAMPLES: cause not recorded\n");
 }

@@ -125,9 +125,14 @@ static void print_cpu_accounting(FILE *o, const sprof_info_view *iv, const struc
 {
     uint64_t split = st->user_cpu_ns + st->system_cpu_ns;
     int recorded = split > 0 && split >= st->user_cpu_ns;
+    /* fields of format 1.1 beside the split: it was recorded, as zero */
+    int format_1_1 = st->kernel_sampling != SPROF_KSAMPLE_NONE || st->weight_ns_total || st->kernel_weight_ns;
     if (recorded)
         fprintf(o, "user / system:   %.3f s / %.3f s (profiled threads)\n", (double)st->user_cpu_ns / 1e9,
                 (double)st->system_cpu_ns / 1e9);
+    else if (format_1_1)
+        fprintf(o, "user / system:   0.000 s / 0.000 s (the kernel's tick accounting, in whole ticks, charged none "
+                   "to the %.1f ms of CPU the threads ran)\n", (double)st->cpu_ns_total / 1e6);
     else
         fprintf(o, "user / system:   not recorded (trace from a runtime before format 1.1)\n");
     switch (st->kernel_sampling) {

@@ -102,6 +102,14 @@ static void put_no_samples(struct line *l, const struct sprof_rec_stats *st, uin
         put(l, " ms of CPU, less than one sampling period (");
         put_tenths(l, g_sprof.period_ns, 1000000);
         put(l, " ms)");
+    } else if (st->cpu_ns_total < 2 * g_sprof.period_ns && !sprof_is_wall()) {
+        /* the first draw comes a whole period in (the pacer's at random
+         * within the second): likely, not certain */
+        put(l, "the program ran ");
+        put_tenths(l, st->cpu_ns_total, 1000000);
+        put(l, " ms of CPU, less than two sampling periods (");
+        put_tenths(l, g_sprof.period_ns, 1000000);
+        put(l, " ms): too short to be sure of a sample (raise SPROF_HZ)");
     } else {
         put(l, "the sampler delivered none (see sprof-trace info)");
     }
