@@ -320,6 +320,8 @@ struct sprof_globals {
     uint32_t sig_mech_flags;
     uint32_t ksample;    /* enum sprof_kernel_sampling running */
     _Atomic uint64_t ktick_signals;
+    _Atomic int maps_loader_wanted; /* a handler's landing in ld.so: the writer reads the maps (sprof_maps_loader) */
+    _Atomic uint64_t maps_loader_due_ns; /* ... not before then (monotonic; its rate limit) */
     _Atomic uint64_t exited_user_ns, exited_sys_ns; /* raw utime / stime of threads already gone */
     uint64_t weight_written, kernel_weight_written; /* writer: sums over the samples written */
     uint64_t clock_excess_ns; /* writer: perf_event task-clock time not in the threads' CPU (perf_clock.c) */
@@ -468,9 +470,10 @@ SPROF_HIDDEN struct sprof_top_memo *sprof_top_memo_of(struct sprof_exec_cache *c
 SPROF_HIDDEN void sprof_exec_table_publish(const uint64_t *ranges, const uint8_t *kinds, uint32_t n);
 
 /* maps.c */
-SPROF_HIDDEN int sprof_maps_scan(int emit_records); /* updates exec table; emits new MAPPINGs */
+SPROF_HIDDEN int sprof_maps_scan(int emit_records); /* updates exec table; emits new MAPPINGs; new ranges */
 SPROF_HIDDEN void sprof_maps_reset(void);
 SPROF_HIDDEN void sprof_maps_cover(uint64_t pc); /* the maps again if pc is in no known code */
+SPROF_HIDDEN void sprof_maps_loader(void);        /* the maps again for a sample in ld.so (rate-limited) */
 
 /* unwind_x86_64.c */
 struct sprof_walk_mem {

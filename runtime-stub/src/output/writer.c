@@ -855,7 +855,12 @@ static void *writer_main(void *arg)
         if (attach_poll_until > now) writer_polls_until(attach_poll_until);
         sprof_spare_stock();
         sprof_slots_prepare();
-        if (now < next) continue; /* woken early, for an attach only */
+        if (atomic_exchange_explicit(&g_sprof.maps_loader_wanted, 0, memory_order_relaxed)) {
+            sprof_io_lock();
+            sprof_maps_loader(); /* a landing in ld.so: it may be loading a library */
+            sprof_io_unlock();
+        }
+        if (now < next) continue; /* woken early, for an attach or ld.so only */
         next += period;
         if (next < now) next = now;
         sprof_io_lock();

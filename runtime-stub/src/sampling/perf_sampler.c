@@ -373,6 +373,7 @@ static void handle_sample(struct sprof_thread *t, const uint8_t *p, uint32_t len
         return;
     }
     sprof_maps_cover(regs[REG_IDX_PC]); /* before the chain is validated against the table */
+    if (sprof_in_dynamic_linker(regs[REG_IDX_PC])) sprof_maps_loader(); /* a library it loads */
     struct sprof_rec_sample *rec = (struct sprof_rec_sample *)rec_buf;
     memset(rec, 0, sizeof *rec);
     rec->tid = tid;

@@ -274,9 +274,15 @@ int sprof_maps_scan(int emit_records)
         }
     }
     first_done = 1;
+    /* code ranges the previous read did not have (both lists sorted) */
+    int fresh = 0;
+    for (uint32_t i = 0, j = 0; i < nr; i++) {
+        while (j < nprev && prev[2 * j] < ranges[2 * i]) j++;
+        if (j == nprev || prev[2 * j] != ranges[2 * i] || prev[2 * j + 1] != ranges[2 * i + 1]) fresh++;
+    }
     nr = add_ghosts(ranges, kinds, nr, 4096);
     sprof_exec_table_publish(ranges, kinds, nr); /* maps are sorted by address */
-    return 0;
+    return fresh;
 }
 
 void sprof_maps_reset(void)
@@ -300,4 +306,24 @@ void sprof_maps_cover(uint64_t pc)
     sprof_maps_scan(1);
     gap = sprof_is_exec(pc) ? 10000000ull : (gap * 2 < 1000000000ull ? gap * 2 : 1000000000ull);
     next_ok = now + gap;
+}
+
+/* A sample in the dynamic linker: it may be loading or binding a library
+ * the table does not have yet (dlopen), and a return address into that
+ * library, a word of the stack, is kept as a candidate only once the table
+ * has it: lazybind's stacks through ld.so's trampoline lost their caller
+ * in 13-31 % of the first 100 ms (loaded machine), counted complete. Read
+ * the maps again at most every 10 ms, backing off to once a second while
+ * reading finds no new code (a library unloaded stays in the table as a
+ * ghost for 2 s, so one loaded again at the same place is known). Writer
+ * thread, io_lock held. */
+void sprof_maps_loader(void)
+{
+    static uint64_t next_ok, gap = 10000000ull;
+    uint64_t now = sprof_now_ns(CLOCK_MONOTONIC);
+    if (now < next_ok) return;
+    int fresh = sprof_maps_scan(1);
+    gap = fresh > 0 ? 10000000ull : (gap * 2 < 1000000000ull ? gap * 2 : 1000000000ull);
+    next_ok = now + gap;
+    atomic_store_explicit(&g_sprof.maps_loader_due_ns, next_ok, memory_order_relaxed);
 }
