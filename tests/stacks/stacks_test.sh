@@ -253,10 +253,15 @@ lazybind)
     ok_complete_after_passes
     s=$(share "main;lazy_call_all;")
     awk -v s="$s" 'BEGIN { exit !(s >= 10) }' || fail "main;lazy_call_all carries $s% (want >= 10)"
-    "$BIN/sprof-fold" --from 0.1 t.bin bf.symmap > folded_late 2> /dev/null || fail "sprof-fold --from 0.1"
+    # perf_event over the whole run; cpuclock's landings in the first 100 ms
+    # come before the writer has read the maps for them (and weigh a few
+    # ms each under load): from 100 ms on
+    from=0.1
+    [ "$mech" = perf_event ] && from=0
+    "$BIN/sprof-fold" --from $from t.bin bf.symmap > folded_late 2> /dev/null || fail "sprof-fold --from $from"
     kept=$(awk '{ c = $NF; if (index($0, "_dl_runtime_resolve")) { r += c; if (index($0, "main;lazy_call_all;") == 1) k += c } }
                 END { if (r) printf "%.1f\n", 100 * k / r }' folded_late)
     [ -z "$kept" ] || awk -v k="$kept" 'BEGIN { exit !(k >= 95) }' ||
-        fail "from 100 ms on only $kept% of the trampoline's weight is under main;lazy_call_all (want >= 95)" ;;
+        fail "from $from s on only $kept% of the trampoline's weight is under main;lazy_call_all (want >= 95)" ;;
 esac
 echo "PASS: $MODE/$mech ($complete% complete)"
