@@ -224,7 +224,7 @@ def user_leaves(stacks, name):
     return (100.0 * user / total if total else 0.0), total
 
 
-def score(truth, scope, rperf, low, stacks, n_samples, args, konly=(), leaf_n=None):
+def score(truth, scope, rperf, low, stacks, n_samples, args, konly=()):
     """dict with worst error, rperf metric and bounds for one folded profile.
     A name with a truth_low line has a range for its truth: the error is the
     distance from the range."""
@@ -252,9 +252,8 @@ def score(truth, scope, rperf, low, stacks, n_samples, args, konly=(), leaf_n=No
         res["rperf_bound"] = args.rperf_bound + args.rperf_noise * noise
         res["rperf_over"] = res["rperf"] > res["rperf_bound"]
     res["leaf"], res["leaf_name"], res["leaf_over"] = None, "", False
-    for name in konly:
-        pct, _ = user_leaves(stacks, name)
-        n = (leaf_n or {}).get(name, 0)
+    for name in konly:  # samples rows only: n is the method's sample count
+        pct, n = user_leaves(stacks, name)
         p = args.leaf_bound / 100
         bound = args.leaf_bound + args.noise_sigmas * (math.sqrt(p * (1 - p) / n) * 100 if n else 100.0)
         if res["leaf"] is None or pct - bound > res["leaf"] - res["leaf_bound"]:
@@ -450,7 +449,6 @@ def run_mech(case, mech, prog, symmap, work, args, patterns):
         text, folded, note = profile(case, mech, prog, symmap, work, args)
         truth, scope, rperf, low, konly = parse_truth(text)
         n = count_samples(folded["samples"])
-        leaf_n = {k: user_leaves(parse_folded(folded["samples"]), k)[1] for k in konly}
         after = host_stolen()
     except (RuntimeError, ValueError, OSError) as e:
         return ["accuracy: %-12s %-10s FAIL: %s" % (case, mech, e)], [], 1
@@ -458,7 +456,7 @@ def run_mech(case, mech, prog, symmap, work, args, patterns):
         # the user-leaf check on sample counts: a classification of landings;
         # by cpu weight one late landing of a few periods moves it by percents
         res = score(truth, scope, rperf, low, parse_folded(folded[weight]), n, args,
-                    konly if weight == "samples" else (), leaf_n)
+                    konly if weight == "samples" else ())
         key = "%s:%s:%s" % (case, mech, weight)
         status = row_status(key, res, patterns)
         if status == "FAIL":

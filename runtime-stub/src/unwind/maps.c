@@ -290,22 +290,41 @@ void sprof_maps_reset(void)
     nseen = 0;
 }
 
+/* A read of the maps on demand: at most every 10 ms, backing off to once
+ * a second while reading does not help. */
+struct maps_pace {
+    uint64_t next_ok, gap;
+};
+#define PACE_MIN_NS 10000000ull
+#define PACE_MAX_NS 1000000000ull
+
+/* The time now if a read is due, else 0. */
+static uint64_t pace_due(const struct maps_pace *p)
+{
+    uint64_t now = sprof_now_ns(CLOCK_MONOTONIC);
+    return now >= p->next_ok ? now : 0;
+}
+
+static void pace_after(struct maps_pace *p, uint64_t now, int helped)
+{
+    p->gap = helped ? PACE_MIN_NS : (p->gap * 2 < PACE_MAX_NS ? p->gap * 2 : PACE_MAX_NS);
+    p->next_ok = now + p->gap;
+}
+
 /* A sample whose pc lies in no executable range the table knows: code
  * mapped since the maps were last read (dlopen, a JIT's new region). Read
  * them again before that sample is recorded, so that its MAPPING comes
- * first and (perf_event) its chain validates. At most every 10 ms, backing
- * off to once a second while reading does not help (a pc that is no code:
+ * first and (perf_event) its chain validates, paced (a pc that is no code:
  * a jump through a bad pointer). With this the periodic read can be rare
  * (writer.c). Writer thread, io_lock held. */
 void sprof_maps_cover(uint64_t pc)
 {
-    static uint64_t next_ok, gap = 10000000ull;
+    static struct maps_pace pace = {0, PACE_MIN_NS};
     if (!pc || sprof_is_exec(pc)) return;
-    uint64_t now = sprof_now_ns(CLOCK_MONOTONIC);
-    if (now < next_ok) return;
+    uint64_t now = pace_due(&pace);
+    if (!now) return;
     sprof_maps_scan(1);
-    gap = sprof_is_exec(pc) ? 10000000ull : (gap * 2 < 1000000000ull ? gap * 2 : 1000000000ull);
-    next_ok = now + gap;
+    pace_after(&pace, now, sprof_is_exec(pc));
 }
 
 /* A sample in the dynamic linker: it may be loading or binding a library
@@ -313,17 +332,14 @@ void sprof_maps_cover(uint64_t pc)
  * library, a word of the stack, is kept as a candidate only once the table
  * has it: lazybind's stacks through ld.so's trampoline lost their caller
  * in 13-31 % of the first 100 ms (loaded machine), counted complete. Read
- * the maps again at most every 10 ms, backing off to once a second while
- * reading finds no new code (a library unloaded stays in the table as a
- * ghost for 2 s, so one loaded again at the same place is known). Writer
- * thread, io_lock held. */
+ * the maps again, paced, helped when a read finds new code (a library
+ * unloaded stays in the table as a ghost for 2 s, so one loaded again at
+ * the same place is known). Writer thread, io_lock held. */
 void sprof_maps_loader(void)
 {
-    static uint64_t next_ok, gap = 10000000ull;
-    uint64_t now = sprof_now_ns(CLOCK_MONOTONIC);
-    if (now < next_ok) return;
-    int fresh = sprof_maps_scan(1);
-    gap = fresh > 0 ? 10000000ull : (gap * 2 < 1000000000ull ? gap * 2 : 1000000000ull);
-    next_ok = now + gap;
-    atomic_store_explicit(&g_sprof.maps_loader_due_ns, next_ok, memory_order_relaxed);
+    static struct maps_pace pace = {0, PACE_MIN_NS};
+    uint64_t now = pace_due(&pace);
+    if (!now) return;
+    pace_after(&pace, now, sprof_maps_scan(1) > 0);
+    atomic_store_explicit(&g_sprof.maps_loader_due_ns, pace.next_ok, memory_order_relaxed);
 }
