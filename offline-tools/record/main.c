@@ -257,6 +257,7 @@ static int make_profile(record_args *a, const char *workdir, const char *trace)
     if (!output || !made)
         goto out;
     a->load.symmap = symmap;
+    a->load.quiet = a->env.quiet; /* -q: only errors (a machine too loaded for the rate is no error) */
     char *paths[] = { (char *)trace };
     int weight_cpu = 0;
     a->load.load.timeline = a->format == RECORD_PPROF || a->format == RECORD_SPEEDSCOPE;

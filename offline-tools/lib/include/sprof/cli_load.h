@@ -62,6 +62,9 @@ typedef struct sprof_cli_load {
      * (sprof-fold --perf-script / --alloc-report; "-" = stdin), or NULL. */
     const char *perf_script;
     const char *alloc_report;
+    /* sprof-record -q: no caveats (rate, cover, guessed names) on stderr;
+     * errors and a trace cut short are still said */
+    int quiet;
 } sprof_cli_load;
 
 /* Apply one option. 0, or -1 after printing "<tool>: <what is wrong>". */

@@ -174,11 +174,13 @@ int sprof_cli_load_profile(sprof_cli_load *l, const char *tool, char *const *pat
                 p->stats.truncated_files == 1 && found.ntraces == 1 ? found.first_trace : "input traces");
         return -1;
     }
-    if (found.no_symmap)
-        sprof_cli_warn_no_symmap(tool);
     if (p->stats.truncated_files) /* a partial profile must never pass as a whole one */
         fprintf(stderr, "%s: warning: %" PRIu64 " trace(s) cut short (no END record): the profile covers "
                 "only the data before the cut\n", tool, p->stats.truncated_files);
+    if (l->quiet)
+        return 0;
+    if (found.no_symmap)
+        sprof_cli_warn_no_symmap(tool);
     sprof_accounting_print(stderr, tool, p);
     sprof_caveats cv;
     sprof_caveats_of(p, &cv);
