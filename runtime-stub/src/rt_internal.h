@@ -105,6 +105,7 @@ struct sprof_ring {
     uint32_t cap; /* power of two */
     _Atomic uint64_t head; /* producer */
     _Atomic uint64_t tail; /* consumer */
+    uint32_t resident; /* consumer: bytes from buf made resident ahead of the producer */
 };
 
 enum sprof_slot_state {
@@ -412,6 +413,8 @@ SPROF_HIDDEN void sprof_ring_commit(struct sprof_ring *r, uint32_t len);
 SPROF_HIDDEN uint64_t sprof_ring_drain(struct sprof_ring *r, void (*fn)(const void *rec, uint32_t len));
 /* Consumer: how full the ring is, in 256ths of its capacity. */
 SPROF_HIDDEN uint32_t sprof_ring_fill_256(const struct sprof_ring *r);
+/* Consumer: fault in the pages the producer writes next (its first pass). */
+SPROF_HIDDEN void sprof_ring_populate_ahead(struct sprof_ring *r);
 
 /* exec_table.c: executable ranges, lock-free for readers. STABLE: mapped
  * from a file when the runtime started (the program, its libraries, the

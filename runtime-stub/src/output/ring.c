@@ -71,6 +71,31 @@ uint32_t sprof_ring_fill_256(const struct sprof_ring *r)
     return (uint32_t)(used * 256 / r->cap);
 }
 
+/* The producer's first pass over a ring writes pages that were never
+ * touched: each first write faults, in the signal handler, on the
+ * program's thread. That is sprof's time on the program's clock, and the
+ * kernel samplers took it for the program's own page faults: under the
+ * cpuclock pacer at 4 kHz (a 1 MiB ring, ~170-byte samples) the handler
+ * faulted ~260 times in a 1.5 s run of acc_fibers, a compute loop that
+ * faults nowhere, and 7.8 % of its weight read `[page fault]`. The writer
+ * makes the next half of the ring resident on its own CPU instead
+ * (MADV_POPULATE_WRITE, Linux 5.14: it changes no byte, so the producer
+ * may be writing there meanwhile); a pass writes less than a quarter. */
+void sprof_ring_populate_ahead(struct sprof_ring *r)
+{
+    if (!r->buf || r->resident >= r->cap) return;
+    uint64_t head = atomic_load_explicit(&r->head, memory_order_acquire);
+    uint64_t want = head + r->cap / 2;
+    if (want > r->cap) want = r->cap; /* also once the producer has wrapped */
+    want &= ~(uint64_t)4095;
+    if (want <= r->resident) return;
+    if (madvise(r->buf + r->resident, want - r->resident, MADV_POPULATE_WRITE) != 0) {
+        r->resident = r->cap; /* an older kernel: the handler faults them in, as before */
+        return;
+    }
+    r->resident = (uint32_t)want;
+}
+
 uint64_t sprof_ring_drain(struct sprof_ring *r, void (*fn)(const void *rec, uint32_t len))
 {
     if (!r->buf) return 0;

@@ -729,6 +729,7 @@ uint32_t sprof_drain_all(void)
             draining = t;
             sprof_ring_drain(&t->ring, append_sample);
             draining = NULL;
+            if (st == SLOT_ACTIVE) sprof_ring_populate_ahead(&t->ring);
         }
         if (fill > max_fill) max_fill = fill;
         if (st == SLOT_EXITED) {

@@ -22,6 +22,7 @@
 #define SPARE_MAX 64                /* of each kind */
 #define SPARE_BYTES (16u << 20)     /* and at most this much of each kind (2 MiB rings at 10 kHz: 8) */
 #define SPARE_MIN 4                 /* kept ready even when no thread starts */
+#define SPARE_RING_RESIDENT (64u << 10) /* of a stocked ring, faulted in by the writer */
 
 enum { SPARE_RING, SPARE_ALT, SPARE_SCRATCH, SPARE_KINDS };
 
@@ -99,6 +100,9 @@ void sprof_spare_stock(void)
             if (have >= target) break;
             void *p = mmap(NULL, len, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
             if (p == MAP_FAILED) return; /* threads map their own, or run unprofiled */
+            /* a ring's first samples come before the writer's first pass
+             * over it makes more resident (sprof_ring_populate_ahead) */
+            if (kind == SPARE_RING) madvise(p, len < SPARE_RING_RESIDENT ? len : SPARE_RING_RESIDENT, MADV_POPULATE_WRITE);
             give(kind, p, len);
         }
     }
