@@ -190,6 +190,7 @@ struct sprof_thread {
     /* tick kernel sampler (kernel_sampler.c); handler only but for the start values */
     timer_t ktimer;
     int ktimer_ok;
+    _Atomic int ktick_deferred; /* its ktimer is the writer's to create (sprof_ktick_attach) */
     uint64_t k_last_user, k_last_sys; /* raw tick-charged utime / stime at the previous ktick */
     uint64_t k_last_cpu;              /* precise thread CPU at the previous ktick */
     uint64_t k_last_faults;
@@ -198,6 +199,7 @@ struct sprof_thread {
      * (from_zero) its clocks and fault count are taken to start at 0, as
      * they do, instead of read: system calls saved on every thread start */
     uint8_t fresh_thread, from_zero;
+    volatile sig_atomic_t exiting; /* sprof_thread_unregister under way: the handler takes nothing */
     uint64_t user_start_ns, sys_start_ns; /* raw utime / stime when registered */
     uint64_t user_final_ns, sys_final_ns; /* ... at exit */
     uint64_t start_pc;          /* the thread's start routine (0: the main thread) */
@@ -541,6 +543,8 @@ SPROF_HIDDEN int sprof_syscall_return(uint64_t pc, uint64_t rcx, int live);
 SPROF_HIDDEN int sprof_syscall_return_near(uint64_t pc, uint64_t rcx, int live);
 SPROF_HIDDEN uint32_t sprof_syscall_flags(int nr); /* KERNEL|SYSCALL|number for nr >= -1; 0 for -2 */
 SPROF_HIDDEN int sprof_ktick_thread_start(struct sprof_thread *t);
+/* Writer: create the timer of a thread whose start deferred it. */
+SPROF_HIDDEN void sprof_ktick_attach(struct sprof_thread *t);
 SPROF_HIDDEN void sprof_ktick_thread_stop(struct sprof_thread *t);
 SPROF_HIDDEN void sprof_site_owe(struct sprof_thread *t, uint64_t pc, uint64_t ns, uint32_t flags);
 /* the kernel time owed at exactly pc (not the pool), at most `most`; *flags = what it was */

@@ -529,7 +529,7 @@ static uint64_t cpu_before_event(struct sprof_thread *t)
 }
 
 /* perf_event: open the events of the threads the program started (they
- * wait in ATTACH_PENDING), so that neither the event nor its ring is set
+ * wait in ATTACH_PENDING), and the tick sampler's timers, so that neither the event nor its ring is set
  * up on the program's CPU. What a thread ran before its event was enabled
  * is charged to its start routine right away. A thread that ends meanwhile
  * does not wait: the writer stops the event it opened, and the thread's
@@ -541,9 +541,10 @@ static void attach_pending_threads(void)
     uint64_t now = sprof_now_ns(CLOCK_MONOTONIC);
     for (int i = 0, hi = sprof_slots_hi(); i < hi; i++) {
         struct sprof_thread *t = &g_sprof.threads[i];
+        if (atomic_load(&t->state) != SLOT_ACTIVE) continue;
+        sprof_ktick_attach(t); /* the tick kernel sampler's timer, deferred the same way */
         int a = ATTACH_PENDING;
-        if (atomic_load(&t->state) != SLOT_ACTIVE || !atomic_compare_exchange_strong(&t->attach, &a, ATTACH_BUSY))
-            continue;
+        if (!atomic_compare_exchange_strong(&t->attach, &a, ATTACH_BUSY)) continue;
         int ok = sprof_perf_thread_start(t) == 0;
         int err = errno;
         int paused = sprof_control_paused(); /* the resume enables it */

@@ -190,20 +190,18 @@ uint64_t sprof_site_take_exact(struct sprof_thread *t, uint64_t pc, uint64_t mos
     return take_from(&s->owed_ns, most);
 }
 
-int sprof_ktick_thread_start(struct sprof_thread *t)
+/* The timer on the thread's own CPU clock (t->cpuclock names it from any
+ * thread of the process; CLOCK_THREAD_CPUTIME_ID, where there was no such
+ * id, only from the thread itself), its signal sent to that thread. */
+static int ktick_timer_create(struct sprof_thread *t)
 {
-    if (!t->from_zero) { /* else all 0, as the thread's own counts start */
-        sprof_thread_user_sys(0, &t->k_last_user, &t->k_last_sys);
-        t->k_last_cpu = sprof_now_ns(CLOCK_THREAD_CPUTIME_ID);
-        t->k_last_faults = sprof_own_faults();
-    }
     struct sigevent sev;
     memset(&sev, 0, sizeof sev);
     sev.sigev_notify = SIGEV_THREAD_ID;
     sev.sigev_signo = g_sprof.sig;
     sev.sigev_value.sival_int = SPROF_KTICK_COOKIE;
     sev._sigev_un._tid = (pid_t)t->tid;
-    if (timer_create(CLOCK_THREAD_CPUTIME_ID, &sev, &t->ktimer) != 0) return -1;
+    if (timer_create(t->cpuclock, &sev, &t->ktimer) != 0) return -1;
     uint64_t period = g_sprof.period_ns < 1000000ull ? g_sprof.period_ns : 1000000ull;
     struct itimerspec its;
     its.it_interval.tv_sec = 0;
@@ -216,6 +214,37 @@ int sprof_ktick_thread_start(struct sprof_thread *t)
     }
     t->ktimer_ok = 1;
     return 0;
+}
+
+/* A thread the program started, whose clocks start at 0 (the baselines
+ * are the slot's zeros), leaves its timer to the writer: timer_create and
+ * timer_settime were two system calls of its start (~3.7 us of its CPU on
+ * a Firecracker guest, with timer_delete at its end). The writer makes it
+ * at its next look (at most a ms while threads start, else its pass):
+ * the thread's first moments have no tick, as they have no perf event
+ * (perf_event's attach, which this rides on). */
+int sprof_ktick_thread_start(struct sprof_thread *t)
+{
+    if (t->from_zero && t->fresh_thread && t->cpuclock != CLOCK_THREAD_CPUTIME_ID) {
+        atomic_store(&t->ktick_deferred, 1);
+        atomic_store(&g_sprof.attach_wanted, 1); /* no wake: the writer's next look */
+        return 0;
+    }
+    if (!t->from_zero) { /* else all 0, as the thread's own counts start */
+        sprof_thread_user_sys(0, &t->k_last_user, &t->k_last_sys);
+        t->k_last_cpu = sprof_now_ns(CLOCK_THREAD_CPUTIME_ID);
+        t->k_last_faults = sprof_own_faults();
+    }
+    return ktick_timer_create(t);
+}
+
+/* Writer: the timers of a thread are claimed against its end's deletion
+ * (sprof_timers_retire): a thread that ended meanwhile gets none. */
+void sprof_ktick_attach(struct sprof_thread *t)
+{
+    if (!atomic_load(&t->ktick_deferred) || !sprof_timers_claim(t)) return;
+    if (atomic_exchange(&t->ktick_deferred, 0)) ktick_timer_create(t);
+    sprof_timers_release(t);
 }
 
 void sprof_ktick_thread_stop(struct sprof_thread *t)

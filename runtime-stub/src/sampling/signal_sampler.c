@@ -190,6 +190,7 @@ static void on_prof_signal(int sig, siginfo_t *si, void *uc)
         atomic_fetch_add_explicit(&g_sprof.unregistered_signals, 1, memory_order_relaxed);
         goto out;
     }
+    if (t->exiting) goto out; /* the thread's end is being recorded (sprof_thread_unregister) */
     if (si && (si->si_code == POLL_IN || si->si_code == POLL_HUP)) {
         /* perf_event's overflow: a phase kick (perf_phase.c), or the stack
          * its copy cannot hold. One queued before the writer stopped the
