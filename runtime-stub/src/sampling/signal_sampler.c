@@ -106,10 +106,16 @@ static uint64_t local_weight(struct sprof_thread *t, uint64_t pc, uint64_t rcx, 
     uint32_t kf = 0;
     uint64_t take = sprof_site_take_exact(t, pc, period_cpu, &kf);
     if (take) {
-        /* one draw: counted once, by the landing's own sample, or by the
-         * kernel's part when it takes all (PARTIAL counts a share) */
+        /* One draw: counted once. When the kernel's part takes all, by
+         * that sample; when it takes some, both parts are PARTIAL and count
+         * their weight's share of a period, as a remote landing after a
+         * fault does (pacer_weight). The landing's own sample counted one
+         * beside its kernel part's share: template under cpuclock read
+         * 104 % delivered, 340 such splits in its 5,285 samples. */
         *label_ns = take;
-        *label_flags = (kf & SPROF_SAMPLE_PAGE_FAULT) | SPROF_SAMPLE_KERNEL | (take < period_cpu ? SPROF_SAMPLE_PARTIAL : 0);
+        uint32_t partial = take < period_cpu ? SPROF_SAMPLE_PARTIAL : 0;
+        *label_flags = (kf & SPROF_SAMPLE_PAGE_FAULT) | SPROF_SAMPLE_KERNEL | partial;
+        *flags |= partial;
     }
     return period_cpu - take;
 }
