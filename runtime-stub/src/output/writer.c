@@ -529,11 +529,11 @@ static uint64_t cpu_before_event(struct sprof_thread *t)
 }
 
 /* perf_event: open the events of the threads the program started (they
- * wait in ATTACH_PENDING), and the tick sampler's timers, so that neither the event nor its ring is set
- * up on the program's CPU. What a thread ran before its event was enabled
- * is charged to its start routine right away. A thread that ends meanwhile
- * does not wait: the writer stops the event it opened, and the thread's
- * whole unsampled CPU becomes its tail. io_lock is held. */
+ * wait in ATTACH_PENDING), and make the tick sampler's timers, so that
+ * neither is set up on the program's CPU. What a thread ran before its
+ * event was enabled is charged to its start routine right away. A thread
+ * that ends meanwhile does not wait: the writer stops the event it opened,
+ * and the thread's whole unsampled CPU becomes its tail. io_lock is held. */
 static void attach_pending_threads(void)
 {
     if (!atomic_exchange(&g_sprof.attach_wanted, 0)) return;

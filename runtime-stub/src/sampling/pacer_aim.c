@@ -43,9 +43,10 @@ int sprof_pacer_aim_woke(struct sprof_pacer_aim *a, uint64_t late_ns, int timer_
      * (2026-11-29) a timer wake came 10-100 us late, sometimes 300, and one
      * that found the thread in a long system call or fault (munmap) waited
      * for its return, which is where the thread was. With 30 us past the
-     * median taken, 11 % of acc_pagefault's due points were not taken at
-     * once and were drawn a period later (mostly in the compute after its
-     * page-touching: sp_Layout_compute 2.4-3.4 pp high by cpu weight). A
+     * median taken, 5.6-7.4 % of acc_pagefault's due points were turned
+     * down and drawn a period later (mostly in the compute after its page
+     * touching: sp_Layout_compute 2-3 pp high by cpu weight); 2.4-2.9 %
+     * with the tail. A
      * running 99th percentile, up 0.99 us for a wake above it and down
      * 0.01 us for one below: the wakes that did not preempt (~0.3 % here,
      * ms late) stay above it. */
