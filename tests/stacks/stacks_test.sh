@@ -44,7 +44,12 @@ env $extra SPROF_OUT=t.bin SPROF_HZ=2000 SPROF_TIMER=$MECH LD_PRELOAD="$LIB/libs
 "$BIN/sprof-trace" info t.bin > info.txt || fail "sprof-trace info"
 mech=$(sed -n 's/^mechanism: *//p' info.txt)
 grep '^per sample' info.txt
-"$BIN/sprof-fold" t.bin bf.symmap > folded 2> err || { cat err; fail "sprof-fold"; }
+# Shares are of samples, not CPU weight: these checks are of stack shapes,
+# and on a loaded machine a few late landings of the cpuclock pacer carry
+# ms of weight each (frame64k's leaf stack read 83.6 % by weight once in a
+# fresh-clone CI run beside a chromium test, 92-97 % otherwise under two
+# busy loops); where the weight lands is tests/accuracy's to judge.
+"$BIN/sprof-fold" --weight=samples t.bin bf.symmap > folded 2> err || { cat err; fail "sprof-fold"; }
 cat err
 # the "N% complete" figure of a sprof-fold message file
 complete_of() { grep -o '[0-9.]*% complete' "$1" | tr -d '% complete'; }
@@ -202,7 +207,7 @@ threads_clone)
     # glibc ends clone3's CFI before its syscall: without a rule for that,
     # the unwind fell back to the frame-pointer chain (Main#run;clone3)
     ok_complete
-    "$BIN/sprof-fold" --c-names t.bin bf.symmap > cnames 2>/dev/null || fail "sprof-fold --c-names"
+    "$BIN/sprof-fold" --weight=samples --c-names t.bin bf.symmap > cnames 2>/dev/null || fail "sprof-fold --c-names"
     c=$(awk '/\[syscall clone3\]/ { c += $NF } END { print c + 0 }' cnames)
     bad=$(awk '/\[syscall clone3\]/ && !/;pthread_create;/ { print; exit }' cnames)
     [ -z "$bad" ] || fail "clone3 without pthread_create: $bad"
@@ -214,7 +219,7 @@ threads_clone)
         grep -q 'pthread_create \[sprof\];pthread_create' folded ||
             fail "sprof's pthread_create wrapper is not marked [sprof]: $(grep -m1 pthread_create folded)"
     fi
-    echo "clone3 samples (weight): $c, each under pthread_create" ;;
+    echo "clone3 samples: $c, each under pthread_create" ;;
 tailmain)
     # main jumped to run_program (no frame of main on any stack): rooted at
     # run_program, complete, since the step from it into libc's start code
@@ -258,7 +263,7 @@ lazybind)
     # ctest -j2 run read 85 % once, where two busy loops beside it had read
     # 99.1-100 % in 12 runs)
     from=0.1
-    "$BIN/sprof-fold" --from $from t.bin bf.symmap > folded_late 2> /dev/null || fail "sprof-fold --from $from"
+    "$BIN/sprof-fold" --weight=samples --from $from t.bin bf.symmap > folded_late 2> /dev/null || fail "sprof-fold --from $from"
     kept=$(awk '{ c = $NF; if (index($0, "_dl_runtime_resolve")) { r += c; if (index($0, "main;lazy_call_all;") == 1) k += c } }
                 END { if (r) printf "%.1f\n", 100 * k / r }' folded_late)
     [ -z "$kept" ] || awk -v k="$kept" 'BEGIN { exit !(k >= 95) }' ||
