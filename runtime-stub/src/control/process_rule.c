@@ -240,8 +240,11 @@ static int name_held_once(const char *path, pid_t *holder, int *ended, int *race
     struct holder h = {0, 0, 0};
     const off_t least = (off_t)(sizeof(struct sprof_trace_file_header) + sizeof(struct sprof_rec_info));
     /* a trace created a moment ago (a sibling started with us) gets its
-     * header and INFO at its writer's first flush: wait for them, 100 ms at most */
-    for (int tries = 0; tries < 50 && fstat(fd, &st) == 0 && S_ISREG(st.st_mode) && st.st_size < least &&
+     * header and INFO at its set-up's first flush: wait for them, 500 ms at
+     * most (100 ms was too short once, in a fresh-clone CI run's full
+     * ctest -j2 beside a chromium test: the message could not name the
+     * holder). Only this race waits: the file is new and still empty. */
+    for (int tries = 0; tries < 250 && fstat(fd, &st) == 0 && S_ISREG(st.st_mode) && st.st_size < least &&
                         st.st_uid == geteuid() && time(NULL) - st.st_mtime < 2;
          tries++) {
         struct timespec pause = {0, 2000000};
