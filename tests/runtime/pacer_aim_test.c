@@ -90,24 +90,6 @@ int main(void)
         sprof_pacer_aim_woke(&h, 5000000, 1);
     check(h.usual <= SPROF_PACER_LATE_USUAL_MAX_NS, "under load the usual lateness stays bounded", (double)h.usual);
 
-    check(h.tail <= SPROF_PACER_LATE_TAIL_MAX_NS, "and so does the tail taken as on time", (double)h.tail);
-
-    /* wakes spread wider (a Firecracker guest: 10-100 us, now and then a
-     * long system call's return): the latest 1 % are not taken, the rest
-     * are, beyond 30 us past the median; one that did not preempt is not */
-    struct sprof_pacer_aim w;
-    sprof_pacer_aim_init(&w);
-    int taken = 0, n = 20000;
-    for (int k = 0; k < n; k++) {
-        lcg = lcg * 6364136223846793005ull + 1442695040888963407ull;
-        uint64_t r = (lcg >> 33) % 1000, late = r < 900 ? 20000 + r * 70 : 100000 + (r - 900) * 900;
-        taken += k >= n / 2 && sprof_pacer_aim_woke(&w, late, 1);
-        if (k < n / 2) sprof_pacer_aim_woke(&w, late, 1);
-    }
-    check(taken > n / 2 * 98 / 100 && taken < n / 2 * 996 / 1000, "a wide spread: ~99 % of the wakes taken",
-          100.0 * taken / (n / 2));
-    check(!sprof_pacer_aim_woke(&w, 2000000, 1), "and a wake 2 ms late is not", 2000000);
-
     printf("%s\n", failures ? "pacer_aim: FAIL" : "pacer_aim: ok");
     return failures ? 1 : 0;
 }

@@ -28,7 +28,6 @@ void sprof_pacer_aim_init(struct sprof_pacer_aim *a)
     a->sleep = 0;
     a->late = 0;
     a->usual = 0;
-    a->tail = 0;
 }
 
 int sprof_pacer_aim_woke(struct sprof_pacer_aim *a, uint64_t late_ns, int timer_wake)
@@ -39,22 +38,7 @@ int sprof_pacer_aim_woke(struct sprof_pacer_aim *a, uint64_t late_ns, int timer_
      * under load) moves it no more than one on time */
     if (late_ns > a->usual && a->usual < SPROF_PACER_LATE_USUAL_MAX_NS) a->usual += 1000;
     else if (late_ns < a->usual) a->usual -= a->usual < 1000 ? a->usual : 1000;
-    /* The wakes' spread, beyond the median: on a Firecracker guest
-     * (2026-11-29) a timer wake came 10-100 us late, sometimes 300, and one
-     * that found the thread in a long system call or fault (munmap) waited
-     * for its return, which is where the thread was. With 30 us past the
-     * median taken, 5.6-7.4 % of acc_pagefault's due points were turned
-     * down and drawn a period later (mostly in the compute after its page
-     * touching: sp_Layout_compute 2-3 pp high by cpu weight); 2.4-2.9 %
-     * with the tail. A
-     * running 99th percentile, up 0.99 us for a wake above it and down
-     * 0.01 us for one below: the wakes that did not preempt (~0.3 % here,
-     * ms late) stay above it. */
-    if (late_ns > a->tail)
-        a->tail = a->tail + 990 < SPROF_PACER_LATE_TAIL_MAX_NS ? a->tail + 990 : SPROF_PACER_LATE_TAIL_MAX_NS;
-    else
-        a->tail -= a->tail < 10 ? a->tail : 10;
-    return late_ns < a->usual + SPROF_PACER_LATE_NS || late_ns <= a->tail;
+    return late_ns < a->usual + SPROF_PACER_LATE_NS;
 }
 
 uint64_t sprof_pacer_aim_wake(struct sprof_pacer_aim *a, int slot, uint64_t cpu, int settled, uint64_t settle)

@@ -14,9 +14,6 @@
  * hypervisor's timer slack: 43 us median on one) and still be taken as
  * stopping the thread at once */
 #define SPROF_PACER_LATE_USUAL_MAX_NS 150000ull
-/* the most a wake may be late, its tail learnt, and still be taken as on
- * time: a wake that did not preempt waits ms, for the thread's slice to end */
-#define SPROF_PACER_LATE_TAIL_MAX_NS 200000ull
 
 struct sprof_pacer_aim {
     int64_t bias;   /* how much less CPU the thread gets than the pacer sleeps, ns (a running mean) */
@@ -25,15 +22,13 @@ struct sprof_pacer_aim {
     uint64_t sleep; /* that sleep, ns */
     uint64_t late;  /* how late this wake came after its timer's time, ns */
     uint64_t usual; /* how late the timer wakes usually come (a running median), ns */
-    uint64_t tail;  /* how late the latest 1 % of them come (a running 99th percentile), ns */
 };
 
 SPROF_HIDDEN void sprof_pacer_aim_init(struct sprof_pacer_aim *a);
 /* The pacer woke `late_ns` after its timer's time (timer_wake: by its own
  * timer, on the CPU it is pinned to): learns how late such wakes usually
  * are, and returns whether this one came soon enough after that to have
- * stopped the thread at its timer's interrupt: SPROF_PACER_LATE_NS more, or
- * within the tail of its lateness (up to SPROF_PACER_LATE_TAIL_MAX_NS). */
+ * stopped the thread at its timer's interrupt (SPROF_PACER_LATE_NS more). */
 SPROF_HIDDEN int sprof_pacer_aim_woke(struct sprof_pacer_aim *a, uint64_t late_ns, int timer_wake);
 /* The pacer woke (settled: by its own timer, on time) and reads slot's CPU:
  * learns from the sleep if it was aimed at slot and long enough to tell
