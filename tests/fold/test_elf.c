@@ -20,6 +20,28 @@ __attribute__((noinline)) int test_elf_marker_function(int x)
     return x * 3 + 1;
 }
 
+/* Assembly's functions: a sizeless label (ld.so's _start, _dl_start_user),
+ * and a sized function with a label inside it. */
+__asm__(".text\n"
+        "test_elf_asm_entry:\n"
+        "  nop; nop; nop; nop; nop; nop; nop; nop\n"
+        "  ret\n"
+        ".type test_elf_asm_func, @function\n"
+        "test_elf_asm_func:\n"
+        "  nop; nop; nop; nop; nop; nop; nop; nop\n"
+        "test_elf_asm_inner_label:\n"
+        "  nop; nop; nop; nop; nop; nop; nop; nop\n"
+        "  ret\n"
+        ".size test_elf_asm_func, .-test_elf_asm_func\n");
+
+static const sprof_elf_symbol *symbol_named(const sprof_elf_module *m, const char *name)
+{
+    for (size_t i = 0; i < m->nsymbols; i++)
+        if (strcmp(m->symbols[i].name, name) == 0)
+            return &m->symbols[i];
+    return NULL;
+}
+
 static void touch(sprof_elf_module *m)
 {
     for (size_t i = 0; i < m->nsymbols; i++)
@@ -71,6 +93,15 @@ int main(void)
               "CFI at function entry: CFA = rsp+8");
     }
     CHECK(sprof_elf_symbol_at(self, 0) == NULL, "no symbol at 0");
+    /* a label in code names the code after it, up to the next symbol; a
+     * label inside a function never splits it */
+    const sprof_elf_symbol *entry = symbol_named(self, "test_elf_asm_entry");
+    const sprof_elf_symbol *func = symbol_named(self, "test_elf_asm_func");
+    CHECK(entry && sprof_elf_symbol_at(self, entry->lo + 5) == entry, "the label test_elf_asm_entry names no code");
+    CHECK(func && entry && entry->hi == func->lo, "the label ends where the next function starts");
+    CHECK(func && func->hi - func->lo == 17 && sprof_elf_symbol_at(self, func->lo + 12) == func,
+          "the function with a label inside is split");
+    CHECK(symbol_named(self, "test_elf_asm_inner_label") == NULL, "a label inside a function is a symbol");
     /* PLT stubs are named sym@plt (we call malloc through the PLT) */
     int plt = 0;
     for (size_t i = 0; i < self->nsymbols; i++)

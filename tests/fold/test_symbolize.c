@@ -144,6 +144,14 @@ int main(void)
         k = sprof_shape_stack(&p, st7, exact4, 4, &complete);
         CHECK(k == 2 && complete && strcmp(fname(&p, st7[1]), "app+0x1f0b3") == 0,
               "stripped program: %u frames, complete %d", k, complete);
+        /* a constructor run after the runtime's: ld.so's start code runs it */
+        sprof_pframe su = { .name = "_dl_start_user", .c_name = "_dl_start_user", .file = "",
+                            .module = "/lib64/ld-linux-x86-64.so.2" };
+        sprof_pframe di = { .name = "_dl_init", .c_name = "_dl_init", .file = "",
+                            .module = "/lib64/ld-linux-x86-64.so.2" };
+        uint32_t st8[4] = { st3[0], st3[1], sprof_profile_intern_frame(&p, &di), sprof_profile_intern_frame(&p, &su) };
+        k = sprof_shape_stack(&p, st8, NULL, 4, &complete);
+        CHECK(k == 4 && complete, "constructor under ld.so's start: %u frames, complete %d", k, complete);
         /* clone3 at the leaf (a thread starting threads: pthread_create's
          * system call) does not root a stack whose own root was lost */
         sprof_pframe c3 = { .name = "clone3", .c_name = "clone3", .file = "", .module = "/lib/libc.so.6" };

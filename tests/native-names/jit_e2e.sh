@@ -34,7 +34,9 @@ for mech in perf_event cpuclock; do
     "$SPROF_BIN/sprof-fold" m.bin jit.symmap >anon 2>anon.err || fail "sprof-fold without the map"
     a=$(share ";run_jit;[anonymous code]" anon)
     awk -v a="$a" 'BEGIN { exit !(a >= 80) }' || fail "$mech: [anonymous code] carries $a %"
-    ! grep -q '+0x' anon || fail "$mech: a frame named by its address: $(grep -m1 '+0x' anon)"
+    # the JIT's frames (a stripped ld.so's start code, under a constructor
+    # sampled before main, is honestly named by its address)
+    ! grep -q ';run_jit;.*+0x' anon || fail "$mech: a JIT frame named by its address: $(grep -m1 ';run_jit;.*+0x' anon)"
     grep -q 'ran code in anonymous executable memory' anon.err || fail "$mech: no warning: $(cat anon.err)"
     "$SPROF_BIN/sprof-top" m.bin jit.symmap >top.txt 2>&1 || fail "sprof-top"
     grep -q '\[anonymous code\]' top.txt && grep -q 'anonymous executable memory' top.txt ||

@@ -45,7 +45,9 @@ int sprof_is_main(const char *c_name)
 int sprof_is_process_start(const char *c_name)
 {
     static const char *const set[] = {
-        "_start", "__libc_start_main", "__libc_start_main_impl", "__libc_start_call_main", NULL,
+        "_start", "__libc_start_main", "__libc_start_main_impl", "__libc_start_call_main",
+        "_dl_start_user", /* ld.so's start code: it runs the constructors (_dl_init) */
+        NULL,
     };
     return base_in(c_name, set);
 }

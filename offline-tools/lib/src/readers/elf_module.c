@@ -158,13 +158,16 @@ static void read_build_id(const elf_view *v, uint8_t *out, uint32_t *outlen)
     }
 }
 
+enum { SYM_GLOBAL = 1, SYM_LABEL = 2, SYM_SIZELESS = 4 };
+
 typedef struct sym_list {
     sprof_elf_symbol *v;
-    unsigned char *global; /* parallel: 1 if STB_GLOBAL/WEAK */
+    unsigned char *flags; /* parallel: SYM_GLOBAL if STB_GLOBAL/WEAK, SYM_LABEL if STT_NOTYPE,
+                           SYM_SIZELESS if its end is a guess */
     size_t n, cap;
 } sym_list;
 
-static int sym_push(sym_list *l, uint64_t lo, uint64_t hi, const char *name, int global)
+static int sym_push(sym_list *l, uint64_t lo, uint64_t hi, const char *name, unsigned flags)
 {
     if (l->n == l->cap) {
         size_t cap = l->cap ? l->cap * 2 : 1024;
@@ -172,14 +175,14 @@ static int sym_push(sym_list *l, uint64_t lo, uint64_t hi, const char *name, int
         if (!v)
             return -1;
         l->v = v;
-        unsigned char *g = realloc(l->global, cap);
+        unsigned char *g = realloc(l->flags, cap);
         if (!g)
             return -1;
-        l->global = g;
+        l->flags = g;
         l->cap = cap;
     }
     l->v[l->n] = (sprof_elf_symbol){ lo, hi, name };
-    l->global[l->n] = (unsigned char)global;
+    l->flags[l->n] = (unsigned char)flags;
     l->n++;
     return 0;
 }
@@ -208,7 +211,13 @@ static int collect_symbols(const elf_view *v, uint32_t type, sym_list *out, int 
             if (links_runtime && t == STT_OBJECT && sym.st_shndx != SHN_UNDEF && sym.st_name < strs->sh_size &&
                 strcmp(str + sym.st_name, "sprof_rt_link") == 0)
                 *links_runtime = 1;
-            if ((t != STT_FUNC && t != STT_GNU_IFUNC) || sym.st_shndx == SHN_UNDEF ||
+            /* A sizeless label in code is assembly's function: ld.so's
+             * _start and _dl_start_user, the root of every constructor run
+             * after the runtime's. Never in place of a function (below). */
+            int label = t == STT_NOTYPE && sym.st_size == 0 && sym.st_shndx < v->shnum &&
+                        (v->sh[sym.st_shndx].sh_flags & SHF_EXECINSTR) && sym.st_name < strs->sh_size &&
+                        str[sym.st_name] != '.' && str[sym.st_name] != '$';
+            if ((t != STT_FUNC && t != STT_GNU_IFUNC && !label) || sym.st_shndx == SHN_UNDEF ||
                 sym.st_value == 0 || sym.st_name >= strs->sh_size || str[sym.st_name] == '\0')
                 continue;
             unsigned bind = ELF64_ST_BIND(sym.st_info);
@@ -228,15 +237,17 @@ static int collect_symbols(const elf_view *v, uint32_t type, sym_list *out, int 
                     hi = sym.st_value + SIZELESS_SYMBOL_MAX;
             }
             if (sym_push(out, sym.st_value, hi, str + sym.st_name,
-                         bind == STB_GLOBAL || bind == STB_WEAK) != 0)
+                         (bind == STB_GLOBAL || bind == STB_WEAK ? SYM_GLOBAL : 0u) | (label ? SYM_LABEL : 0u) |
+                             (sym.st_size == 0 ? SYM_SIZELESS : 0u)) != 0)
                 return -1;
         }
     }
     return 0;
 }
 
-/* Sort index: by address, then the preferred alias first (longest, global,
- * shorter name, then name) so the choice never depends on table order. */
+/* Sort index: by address, then the preferred alias first (a function over a
+ * label, longest, global, shorter name, then name) so the choice never
+ * depends on table order. */
 static int sym_order(const void *a, const void *b, void *ctx)
 {
     const sym_list *l = ctx;
@@ -244,10 +255,14 @@ static int sym_order(const void *a, const void *b, void *ctx)
     const sprof_elf_symbol *x = &l->v[i], *y = &l->v[j];
     if (x->lo != y->lo)
         return x->lo < y->lo ? -1 : 1;
+    int xlabel = (l->flags[i] & SYM_LABEL) != 0, ylabel = (l->flags[j] & SYM_LABEL) != 0;
+    if (xlabel != ylabel)
+        return xlabel - ylabel;
     if (x->hi != y->hi)
         return x->hi > y->hi ? -1 : 1;
-    if (l->global[i] != l->global[j])
-        return l->global[j] - l->global[i];
+    int xglobal = (l->flags[i] & SYM_GLOBAL) != 0, yglobal = (l->flags[j] & SYM_GLOBAL) != 0;
+    if (xglobal != yglobal)
+        return yglobal - xglobal;
     size_t xl = strlen(x->name), yl = strlen(y->name);
     if (xl != yl)
         return xl < yl ? -1 : 1;
@@ -273,10 +288,16 @@ static int finish_symbols(sym_list *l, sprof_elf_symbol **out, size_t *nout)
         idx[i] = i;
     qsort_r(idx, l->n, sizeof *idx, sym_order, l);
     size_t n = 0;
+    uint64_t func_end = 0; /* the furthest end of a function with a size so far */
     for (size_t i = 0; i < l->n; i++) {
         const sprof_elf_symbol *s = &l->v[idx[i]];
         if (n && res[n - 1].lo == s->lo)
             continue;
+        int label = (l->flags[idx[i]] & SYM_LABEL) != 0;
+        if (label && s->lo < func_end)
+            continue; /* a label inside a function does not split it */
+        if (!(l->flags[idx[i]] & SYM_SIZELESS) && s->hi > func_end)
+            func_end = s->hi;
         res[n++] = *s;
     }
     free(idx);
@@ -652,7 +673,7 @@ static sprof_elf_module *parse(sprof_elf_module *m, const char *path, char *err,
     if (rc == 0)
         rc = finish_symbols(&syms, &m->symbols, &m->nsymbols);
     free(syms.v);
-    free(syms.global);
+    free(syms.flags);
     if (rc != 0) {
         snprintf(err, errlen, "%s: out of memory", path);
         sprof_elf_close(m);
