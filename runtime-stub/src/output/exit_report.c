@@ -224,8 +224,26 @@ void sprof_exit_report(void)
     emit(&l);
 }
 
-/* Does thread tid block sig? From the SigBlk line of its status (hex mask,
- * bit sig-1). 0 when unknown. */
+/* Bit sig-1 of the hex mask on status's line `key` (hex digit (sig-1)/4
+ * counted from the right). 0 when not there. */
+static int mask_has(const char *status, const char *key, int sig)
+{
+    const char *s = strstr(status, key);
+    if (!s) return 0;
+    s += strlen(key);
+    while (*s == ' ' || *s == '\t') s++;
+    const char *e = s;
+    while ((*e >= '0' && *e <= '9') || (*e >= 'a' && *e <= 'f')) e++;
+    int digit = (sig - 1) / 4;
+    if (e - s <= digit) return 0;
+    char c = e[-1 - digit];
+    int v = c <= '9' ? c - '0' : c - 'a' + 10;
+    return (v >> ((sig - 1) % 4)) & 1;
+}
+
+/* Does thread tid hold sig pending and blocked? From its status's SigPnd
+ * and SigBlk. A thread in sprof's handler blocks it too, but it is no
+ * longer pending there. 0 when unknown. */
 static int thread_blocks(uint32_t tid, int sig)
 {
     struct line p;
@@ -241,29 +259,21 @@ static int thread_blocks(uint32_t tid, int sig)
     close(fd);
     if (n <= 0) return 0;
     buf[n] = 0;
-    const char *s = strstr(buf, "SigBlk:");
-    if (!s) return 0;
-    s += 7;
-    while (*s == ' ' || *s == '\t') s++;
-    const char *e = s;
-    while ((*e >= '0' && *e <= '9') || (*e >= 'a' && *e <= 'f')) e++;
-    /* bit sig-1 is in hex digit (sig-1)/4 counted from the right */
-    int digit = (sig - 1) / 4;
-    if (e - s <= digit) return 0;
-    char c = e[-1 - digit];
-    int v = c <= '9' ? c - '0' : c - 'a' + 10;
-    return (v >> ((sig - 1) % 4)) & 1;
+    return mask_has(buf, "SigPnd:", sig) && mask_has(buf, "SigBlk:", sig);
 }
 
 /* A signal the pacer sent and no handler took yet: a thread that blocks
  * the signal keeps it pending (one at most: the pacer waits for it), so
- * its CPU is never sampled. */
+ * its CPU is never sampled. Said once the thread ran 2 ms with it so:
+ * pthread_create blocks every signal for a few us. */
 void sprof_check_blocked_signal(void)
 {
     if (!g_sprof.sig || (atomic_load(&g_sprof.problems) & SPROF_PROBLEM_SIGNAL_BLOCKED)) return;
     for (int i = 0, hi = sprof_slots_hi(); i < hi; i++) {
         struct sprof_thread *t = &g_sprof.threads[i];
         if (atomic_load(&t->state) != SLOT_ACTIVE || !atomic_load(&t->pending)) continue;
+        uint64_t cpu, sent = atomic_load_explicit(&t->pacer_sent_cpu_ns, memory_order_relaxed);
+        if (sprof_clock_ns(t->cpuclock, &cpu) != 0 || cpu < sent + 2000000ull) continue;
         if (thread_blocks(t->tid, g_sprof.sig)) {
             atomic_fetch_or(&g_sprof.problems, SPROF_PROBLEM_SIGNAL_BLOCKED);
             return;
