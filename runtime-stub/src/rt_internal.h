@@ -45,6 +45,9 @@
 /* ... and one whose thread ran less than the pacer slept, by more than this
  * (and 1/64 of the sleep), was stopped by something else */
 #define SPROF_PACER_RAN_SLACK_NS 8000ull
+/* pacer_faults when the pacer did not read them (a local signal: its
+ * landing needs none unless it comes late and is taken as a remote one) */
+#define SPROF_FAULTS_UNKNOWN UINT64_MAX
 /* ... and after this many due draws in a row that it could not take so (a
  * real-time thread the pacer cannot preempt, a CPU so loaded that its wakes
  * are always late), it signals from where it is, as remote pacing does:
@@ -210,6 +213,12 @@ struct sprof_thread {
     /* 1 + the CPU the thread was last seen on (its perf samples' CPU, the
      * cpuclock pacer's look), 0: not seen yet */
     _Atomic int seen_cpu1;
+    /* the cpu_id of the thread's rseq area (glibc's, in its thread control
+     * block; 0: none): the CPU it runs on, which the cpuclock pacer reads
+     * instead of /proc's stat (sprof_thread_rseq_cpu); rseq_peek holds the
+     * thread's end off while the pacer reads it */
+    _Atomic uintptr_t rseq_cpu_addr;
+    _Atomic int rseq_peek;
 
     /* perf_event mechanism */
     int perf_fd;
@@ -566,6 +575,7 @@ SPROF_HIDDEN void sprof_carry_reset(struct sprof_thread *t);
 /* registry.c */
 SPROF_HIDDEN struct sprof_thread *sprof_thread_register(uint64_t start_pc);
 SPROF_HIDDEN void sprof_thread_unregister(void);
+SPROF_HIDDEN int sprof_thread_rseq_cpu(struct sprof_thread *t); /* -1: not known */
 SPROF_HIDDEN void sprof_thread_release(struct sprof_thread *t); /* writer: after final drain */
 SPROF_HIDDEN void sprof_slots_prepare(void); /* writer: fault in the slots the next threads will claim */
 SPROF_HIDDEN void sprof_thread_release_perf(struct sprof_thread *t);

@@ -51,7 +51,7 @@ int main(void)
 
     /* the tolerance: only the aimed thread, only after a wake by the timer */
     sprof_pacer_aim_set(&a, 3, cpu, 100000);
-    check(sprof_pacer_aim_wake(&a, 3, cpu + 96000, 1, settle) == SPROF_PACER_AIM_FLOOR_NS,
+    check(sprof_pacer_aim_wake(&a, 3, cpu + 96000, 1, settle) == SPROF_PACER_AIM_TOL_NS,
           "the aimed thread at a settled wake: tolerance", 1);
     check(sprof_pacer_aim_wake(&a, 4, cpu + 96000, 1, settle) == 0, "another thread: none", 0);
     check(sprof_pacer_aim_wake(&a, 3, cpu + 96000, 0, settle) == 0, "a kicked or late wake: none", 0);

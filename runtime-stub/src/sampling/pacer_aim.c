@@ -50,10 +50,10 @@ uint64_t sprof_pacer_aim_wake(struct sprof_pacer_aim *a, int slot, uint64_t cpu,
         /* far off: the thread blocked or was preempted meanwhile */
         if (d > -(int64_t)settle && d < (int64_t)settle) a->bias += (d - a->bias) / 8;
     }
-    /* a wake aimed at the due point that finds the thread a hair short
+    /* a wake aimed at the due point that finds the thread a little short
      * (the aim's noise) takes the draw rather than sleeping again for a
      * few us, which only preempts it again */
-    return SPROF_PACER_AIM_FLOOR_NS;
+    return SPROF_PACER_AIM_TOL_NS;
 }
 
 uint64_t sprof_pacer_aim_sleep(const struct sprof_pacer_aim *a, uint64_t left)

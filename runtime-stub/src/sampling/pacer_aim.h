@@ -7,9 +7,13 @@
 
 #include "rt_internal.h"
 
-/* the shortest aimed sleep, and how short of its due point an aimed wake
- * may find the thread and still take the draw */
+/* the shortest aimed sleep */
 #define SPROF_PACER_AIM_FLOOR_NS 3000ull
+/* how short of its due point an aimed wake may find the thread and still
+ * take the draw: the aim is a mean, so about half its wakes come short, and
+ * with 3 us 35-40 % of the pacer's wakes slept again (3-20 us short), each
+ * a switch and a preemption more (docs/runtime.md) */
+#define SPROF_PACER_AIM_TOL_NS 10000ull
 /* the most the pacer's timer wakes may usually be late on a host (a
  * hypervisor's timer slack: 43 us median on one) and still be taken as
  * stopping the thread at once */

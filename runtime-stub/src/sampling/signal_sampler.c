@@ -71,13 +71,17 @@ static uint64_t pacer_weight(struct sprof_thread *t, uint64_t pc, uint64_t rcx, 
         t->pacer_retry_cap < SPROF_PACER_RETRIES)
         t->pacer_retry_cap++;
     t->pacer_retries = 0;
-    int faulted = sprof_own_faults() != atomic_load_explicit(&t->pacer_faults, memory_order_relaxed);
+    /* faults not read by the pacer (a local signal that came late): what
+     * the tick found at this pc is owed all the same */
+    uint64_t sent_faults = atomic_load_explicit(&t->pacer_faults, memory_order_relaxed);
+    int unknown = sent_faults == SPROF_FAULTS_UNKNOWN, faulted = unknown || sprof_own_faults() != sent_faults;
     uint64_t carry = t->pacer_carry_ns;
     t->pacer_carry_ns = 0;
     uint64_t w = period_cpu + carry - sprof_site_take(t, 0, carry);
     if (faulted) {
-        *flags |= SPROF_SAMPLE_PARTIAL;
-        w -= sprof_site_take(t, pc, period_cpu);
+        uint64_t take = sprof_site_take(t, pc, period_cpu);
+        if (take || !unknown) *flags |= SPROF_SAMPLE_PARTIAL;
+        w -= take;
     }
     return w;
 }
