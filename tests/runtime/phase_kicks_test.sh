@@ -52,7 +52,11 @@ for kernel in "" off tick; do
     between "${r:-0}" 93 106 && ok "$tag: delivered $r % of the asked rate with the kicks" \
         || bad "$tag: delivered ${r:-?} % of the asked rate with the kicks (want 93-106)"
     c=$(cover "$d/on.bin") # the dropped periods are in the next sample's weight
-    between "${c:-0}" 97 101 && ok "$tag: weights cover $c %" || bad "$tag: weights cover ${c:-?} % (want 97-101)"
+    # the tick's kernel samples are whole ticks (4 ms at 250 Hz, 0.5 % of
+    # this run each): beside a loaded machine's ticks in kernel mode (1-5 %
+    # of the weight) the cover read 98.9-101.9 %
+    hi=101; [ "$kernel" = tick ] && hi=103
+    between "${c:-0}" 97 $hi && ok "$tag: weights cover $c %" || bad "$tag: weights cover ${c:-?} % (want 97-$hi)"
     "$SPROF_BIN/sprof-trace" info "$d/on.bin" | grep -q '^sampling phase: ' && ok "$tag: info says so" \
         || bad "$tag: sprof-trace info has no 'sampling phase' line"
     if [ "$kernel" = tick ]; then
