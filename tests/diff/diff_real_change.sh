@@ -2,11 +2,13 @@
 # sprof-diff finds a real 3 % slowdown with 3 runs a side (issue 19,
 # must-have 2): bench/diff/knob.c built with SLOWER_PCT=0 and 3 (parse_rows,
 # 40 % of the program, does 3 % more work: its total share moves ~+0.7 pp),
-# 3 trials of 3 runs a side at 10 kHz (~1.3 s a run, ~13 000 samples; 18
-# runs, ~25 s of CPU).
-# - parse_rows' total share is marked significant and up in >= 2 of 3
+# 5 trials of 3 runs a side at 10 kHz (~1.7 s a run, ~17 000 samples, as
+# docs/diff.md measured it; 30 runs, ~50 s of CPU).
+# - parse_rows' total share is marked significant and up in >= 3 of 5
 #   trials (measured: 30 of 30 at 130 rounds, bench/diff/aa.sh and a second
-#   set, on a loaded 2-core machine), and the CI gate on it trips;
+#   set, on a loaded 2-core machine; at 100 rounds, ~13 000 samples, a
+#   fresh-clone CI on a noisy host flagged 1 of 3 with q 0.03-0.14, its
+#   runs' sample counts 12 000-16 000), and the CI gate on it trips;
 # - A/A: the same runs, one trial's against another's of the same binary,
 #   flag nothing in at least 2 of 3 pairs (nominal: 5 % of pairs).
 # The full figure (10 trials, A/A pairs) is bench/diff/aa.sh's, docs/diff.md.
@@ -19,7 +21,7 @@ rm -rf "$work"; mkdir -p "$work"
 for v in 0 3; do
   "$SPROF_BIN/sprof-symmap" "$dir/knob$v" -o "$work/knob$v.symmap" --quiet || fail "sprof-symmap knob$v"
 done
-trials=3 runs=3 rounds=100
+trials=5 runs=3 rounds=130
 for ((i = 1; i <= trials; i++)); do
   for ((k = 1; k <= runs; k++)); do
     for v in 0 3; do
@@ -63,8 +65,8 @@ for j in (1, 2, 3):
     print("A/A pair %d: %s" % (j, marked or "nothing marked"))
     aa += bool(marked)
 print("real change flagged in %d of %d trials; A/A pairs with a mark: %d of 3" % (hits, trials, aa))
-if hits < 2:
-    bad.append("parse_rows 3 %% slower flagged in %d of %d trials (want >= 2)" % (hits, trials))
+if 2 * hits <= trials:
+    bad.append("parse_rows 3 %% slower flagged in %d of %d trials (want a majority)" % (hits, trials))
 if aa > 1:
     bad.append("%d of 3 A/A pairs had a significant row (want <= 1)" % aa)
 if bad:
