@@ -14,7 +14,7 @@
 
 int main(void)
 {
-    const uint64_t settle = 20000;
+    const uint64_t settle = 20000, period = 250000;
     struct sprof_pacer_aim a;
     sprof_pacer_aim_init(&a);
     check(sprof_pacer_aim_sleep(&a, 100000) == 100000, "unlearnt: the sleep is the CPU left", 100000);
@@ -31,7 +31,7 @@ int main(void)
         sprof_pacer_aim_set(&a, 3, cpu, sleep);
         uint64_t due = cpu + left;
         cpu += sleep - 4000; /* what the thread ran */
-        sprof_pacer_aim_wake(&a, 3, cpu, 1, settle);
+        sprof_pacer_aim_wake(&a, 3, cpu, 1, settle, period);
         last_miss = (int64_t)due - (int64_t)cpu;
     }
     check(a.bias > 3500 && a.bias < 4500, "learns the 4 us shortfall", (double)a.bias);
@@ -43,20 +43,20 @@ int main(void)
     int64_t before = a.bias;
     sprof_pacer_aim_set(&a, 3, cpu, 200000);
     cpu += 10000;
-    sprof_pacer_aim_wake(&a, 3, cpu, 1, settle);
+    sprof_pacer_aim_wake(&a, 3, cpu, 1, settle, period);
     check(a.bias == before, "a sleep the thread blocked in is ignored", (double)a.bias);
     sprof_pacer_aim_set(&a, 3, cpu, 5000);
-    sprof_pacer_aim_wake(&a, 3, cpu, 1, settle);
+    sprof_pacer_aim_wake(&a, 3, cpu, 1, settle, period);
     check(a.bias == before, "a sleep shorter than a settle is ignored", (double)a.bias);
 
     /* the tolerance: only the aimed thread, only after a wake by the timer */
     sprof_pacer_aim_set(&a, 3, cpu, 100000);
-    check(sprof_pacer_aim_wake(&a, 3, cpu + 96000, 1, settle) == SPROF_PACER_AIM_TOL_NS,
+    check(sprof_pacer_aim_wake(&a, 3, cpu + 96000, 1, settle, period) == SPROF_PACER_AIM_TOL_NS,
           "the aimed thread at a settled wake: tolerance", 1);
-    check(sprof_pacer_aim_wake(&a, 4, cpu + 96000, 1, settle) == 0, "another thread: none", 0);
-    check(sprof_pacer_aim_wake(&a, 3, cpu + 96000, 0, settle) == 0, "a kicked or late wake: none", 0);
+    check(sprof_pacer_aim_wake(&a, 4, cpu + 96000, 1, settle, period) == 0, "another thread: none", 0);
+    check(sprof_pacer_aim_wake(&a, 3, cpu + 96000, 0, settle, period) == 0, "a kicked or late wake: none", 0);
     sprof_pacer_aim_set(&a, -1, cpu, 20000);
-    check(sprof_pacer_aim_wake(&a, 3, cpu + 20000, 1, settle) == 0, "a sleep aimed at nobody: none", 0);
+    check(sprof_pacer_aim_wake(&a, 3, cpu + 20000, 1, settle, period) == 0, "a sleep aimed at nobody: none", 0);
 
     /* a host whose timer wakes come 43 us late (a Firecracker guest): the
      * aim learns that, takes such wakes as stopping the thread, sets its
@@ -75,13 +75,23 @@ int main(void)
         uint64_t due = cpu + left;
         cpu += sleep + late - 4000; /* the thread runs on until the late wake */
         int on_time = sprof_pacer_aim_woke(&h, late, 1);
-        sprof_pacer_aim_wake(&h, 3, cpu, on_time, settle);
+        sprof_pacer_aim_wake(&h, 3, cpu, on_time, settle, period);
         last_miss = (int64_t)due - (int64_t)cpu;
     }
     check(h.usual > 38000 && h.usual < 48000, "learns the usual 43 us lateness", (double)h.usual);
     check(h.bias > 3000 && h.bias < 5000, "and the 4 us shortfall apart", (double)h.bias);
     check(last_miss > -6000 && last_miss < 6000, "the aimed wake lands within the lateness' spread", (double)last_miss);
     check(sprof_pacer_aim_woke(&h, 50000, 1), "a wake 50 us late is on time there", 50000);
+    /* there a wake that finds the thread 40 us short takes the draw: a
+     * second sleep would end 46 us or more later, past the due point */
+    sprof_pacer_aim_set(&h, 3, cpu, 100000);
+    uint64_t tol = sprof_pacer_aim_wake(&h, 3, cpu + 100000, 1, settle, period);
+    check(tol >= SPROF_PACER_AIM_FLOOR_NS + 38000 && tol <= SPROF_PACER_AIM_FLOOR_NS + 48000,
+          "the tolerance: the shortest sleep plus the usual lateness", (double)tol);
+    check(sprof_pacer_aim_wake(&h, 3, cpu + 100000, 1, settle, 100000) == 25000, "a quarter period at most",
+          (double)sprof_pacer_aim_wake(&h, 3, cpu + 100000, 1, settle, 100000));
+    check(sprof_pacer_aim_wake(&h, 3, cpu + 100000, 1, settle, 20000) == SPROF_PACER_AIM_TOL_NS,
+          "and never under the least", 0);
     uint64_t usual = h.usual;
     check(!sprof_pacer_aim_woke(&h, 2000000, 1), "a wake 2 ms late did not preempt", 2000000);
     check(h.usual <= usual + 1000, "and moves the usual lateness by 1 us at most", (double)(h.usual - usual));

@@ -41,7 +41,8 @@ int sprof_pacer_aim_woke(struct sprof_pacer_aim *a, uint64_t late_ns, int timer_
     return late_ns < a->usual + SPROF_PACER_LATE_NS;
 }
 
-uint64_t sprof_pacer_aim_wake(struct sprof_pacer_aim *a, int slot, uint64_t cpu, int settled, uint64_t settle)
+uint64_t sprof_pacer_aim_wake(struct sprof_pacer_aim *a, int slot, uint64_t cpu, int settled, uint64_t settle,
+                              uint64_t period)
 {
     if (slot != a->slot || !settled) return 0;
     if (a->sleep >= settle && cpu >= a->cpu) {
@@ -51,9 +52,17 @@ uint64_t sprof_pacer_aim_wake(struct sprof_pacer_aim *a, int slot, uint64_t cpu,
         if (d > -(int64_t)settle && d < (int64_t)settle) a->bias += (d - a->bias) / 8;
     }
     /* a wake aimed at the due point that finds the thread a little short
-     * (the aim's noise) takes the draw rather than sleeping again for a
-     * few us, which only preempts it again */
-    return SPROF_PACER_AIM_TOL_NS;
+     * (the aim's noise) takes the draw rather than sleeping again: a second
+     * sleep ends no sooner than the shortest one plus the host's usual
+     * lateness, as far past the due point or farther, and a second wake
+     * so soon after the first is the one that does not preempt (the
+     * pacer's lag is negative after two passes in a row: it waited for
+     * the scheduler's tick, 1-4 ms, 10-40 times a second at 4 kHz on a
+     * Firecracker guest). A quarter period at most. */
+    uint64_t tol = SPROF_PACER_AIM_FLOOR_NS + a->usual;
+    if (tol < SPROF_PACER_AIM_TOL_NS) tol = SPROF_PACER_AIM_TOL_NS;
+    if (tol > period / 4) tol = period / 4 > SPROF_PACER_AIM_TOL_NS ? period / 4 : SPROF_PACER_AIM_TOL_NS;
+    return tol;
 }
 
 uint64_t sprof_pacer_aim_sleep(const struct sprof_pacer_aim *a, uint64_t left)

@@ -10,9 +10,10 @@
 /* the shortest aimed sleep */
 #define SPROF_PACER_AIM_FLOOR_NS 3000ull
 /* how short of its due point an aimed wake may find the thread and still
- * take the draw: the aim is a mean, so about half its wakes come short, and
- * with 3 us 35-40 % of the pacer's wakes slept again (3-20 us short), each
- * a switch and a preemption more (docs/runtime.md) */
+ * take the draw, at least: the aim is a mean, so about half its wakes come
+ * short, and with 3 us 35-40 % of the pacer's wakes slept again (3-20 us
+ * short), each a switch and a preemption more (docs/runtime.md); more on a
+ * host whose timer wakes come late (sprof_pacer_aim_wake) */
 #define SPROF_PACER_AIM_TOL_NS 10000ull
 /* the most the pacer's timer wakes may usually be late on a host (a
  * hypervisor's timer slack: 43 us median on one) and still be taken as
@@ -37,9 +38,11 @@ SPROF_HIDDEN int sprof_pacer_aim_woke(struct sprof_pacer_aim *a, uint64_t late_n
 /* The pacer woke (settled: by its own timer, on time) and reads slot's CPU:
  * learns from the sleep if it was aimed at slot and long enough to tell
  * (at least `settle`: a shorter one is mostly the switches), and returns
- * how far short of its due point slot may be and still be due. */
+ * how far short of its due point slot may be and still be due: the
+ * shortest sleep plus the usual lateness, SPROF_PACER_AIM_TOL_NS at
+ * least, a quarter period at most. */
 SPROF_HIDDEN uint64_t sprof_pacer_aim_wake(struct sprof_pacer_aim *a, int slot, uint64_t cpu, int settled,
-                                           uint64_t settle);
+                                           uint64_t settle, uint64_t period);
 /* The sleep that ends when the followed thread has run `left` ns more
  * (the timer set that much earlier than the wakes are usually late). */
 SPROF_HIDDEN uint64_t sprof_pacer_aim_sleep(const struct sprof_pacer_aim *a, uint64_t left);

@@ -203,7 +203,7 @@ static void pace_cpuclock(void)
             /* A retry (the previous signal landed at a system-call return,
              * signal_sampler.c) is sent at once and consumes no due point. */
             uint64_t faults = SPROF_FAULTS_UNKNOWN;
-            uint64_t tol = sprof_pacer_aim_wake(&aim, i, cpu, pl.settled, settle);
+            uint64_t tol = sprof_pacer_aim_wake(&aim, i, cpu, pl.settled, settle, period);
             int due = cpu + tol >= t->pacer_next_cpu_ns, retry = atomic_load_explicit(&t->pacer_retry, memory_order_relaxed);
             /* Stopped by our timer: it ran all the time we slept (less a
              * few us: the pacer's own way into its sleep). One that another
