@@ -16,6 +16,9 @@ compares every `truth` line the program printed with the profile:
                   and the error the share's distance from it
   rperf metric  = mean over the methods of |share - truth| / truth (cases that
                   print "score rperf"; rperf's benchmark/accuracy measure)
+  lost          = cpuclock, samples rows: the % of the asked draws the pacer
+                  forgave (`sprof-trace info`'s lost signals), missing from
+                  the sample counts
   user leaves   = for a method the program says is nothing but system calls
                   ("kernel_only NAME"), the part of its samples whose leaf is
                   user code, not a kernel frame: kernel time the profile took
@@ -27,7 +30,8 @@ samples), or the rperf metric exceeds --rperf-bound + --rperf-noise x its
 expectation for one draw at random per period (rperf_noise: from the
 method's calls, where the program prints them; else binomial), or the user
 leaves exceed --leaf-bound % + --noise-sigmas x their binomial standard
-deviation at that bound. Rows matching the expected-failure list (XFAIL below,
+deviation at that bound, or the pacer lost more than --lost-bound % (5) of
+the asked draws. Rows matching the expected-failure list (XFAIL below,
 or $SPROF_ACCURACY_XFAIL: "case:mech:weight" for the whole row,
 "case:mech:weight:rperf" for its rperf metric alone) report "expected failure"
 with their figure and do not fail the run. The user-leaf check is not covered
@@ -314,7 +318,8 @@ def count_samples(folded):
 
 
 def profile(case, mech, prog, symmap, work, args):
-    """Runs one case under one mechanism; returns (truth text, {weight: folded path}, note)."""
+    """Runs one case under one mechanism; returns (truth text, {weight: folded path}, note,
+    % of the asked samples lost (None for perf))."""
     d = os.path.join(work, case + "." + mech)
     os.makedirs(d, exist_ok=True)
     argv = [prog] + (["quick"] if args.quick else [])
@@ -324,7 +329,7 @@ def profile(case, mech, prog, symmap, work, args):
     env.update(CASE_ENV.get(case, {}))
     fold = [os.path.join(args.bin_dir, "sprof-fold"), "--c-names"]
     folded = {w: os.path.join(d, w + ".folded") for w in ("samples", "cpu")}
-    note = ""
+    note, lost = "", None
     if mech == "perf":
         data = os.path.join(d, "perf.data")
         run(["perf", "record", "-q", "-g", "-e", "cpu-clock", "-F", str(args.hz), "-o", data, "--"] + argv,
@@ -352,14 +357,28 @@ def profile(case, mech, prog, symmap, work, args):
         run(argv, env=env, out=truth_txt)
         info = run([os.path.join(args.bin_dir, "sprof-trace"), "info", trace], out=os.path.join(d, "info.txt"))
         with open(os.path.join(d, "info.txt")) as f:
-            used = [l.split(":", 1)[1].strip() for l in f if l.startswith("mechanism:")]
+            lines = f.readlines()
+        used = [l.split(":", 1)[1].strip() for l in lines if l.startswith("mechanism:")]
+        lost = lost_pct(lines)
         if used and not used[0].startswith(timer):
             note = "ran as %s" % used[0]
         for w in folded:
             run(fold + ["--weight=" + w, trace, symmap, "-o", folded[w]])
         del info
     with open(truth_txt) as f:
-        return f.read(), folded, note
+        return f.read(), folded, note, lost
+
+
+def lost_pct(info_lines):
+    """The % of the asked samples `sprof-trace info` counts as lost signals
+    (under cpuclock: draws the pacer forgave), 0.0 when it names none."""
+    for l in info_lines:
+        if l.startswith("lost signals:") and "(" in l:
+            try:
+                return float(l.split("(", 1)[1].split("%", 1)[0])
+            except ValueError:
+                return None
+    return 0.0
 
 
 def row_status(key, res, patterns):
@@ -372,11 +391,14 @@ def row_status(key, res, patterns):
     xf_row = expected(key)
     xf_rperf = xf_row or (res["rperf"] is not None and expected(key + ":rperf"))
     xf_leaf = res["leaf"] is not None and expected(key + ":leaf", leaf=True)
-    if (res["over"] and not xf_row) or (res["rperf_over"] and not xf_rperf) or (res["leaf_over"] and not xf_leaf):
+    xf_lost = xf_row or expected(key + ":lost")
+    lost_over = res.get("lost_over", False)
+    if ((res["over"] and not xf_row) or (res["rperf_over"] and not xf_rperf) or (res["leaf_over"] and not xf_leaf)
+            or (lost_over and not xf_lost)):
         return "FAIL"
-    if res["over"] or res["rperf_over"] or res["leaf_over"]:
+    if res["over"] or res["rperf_over"] or res["leaf_over"] or lost_over:
         return "XFAIL"
-    return "XPASS" if xf_row or xf_rperf or xf_leaf else "ok"
+    return "XPASS" if xf_row or xf_rperf or xf_leaf or (xf_lost and res.get("lost") is not None) else "ok"
 
 
 def xfail_patterns():
@@ -399,6 +421,8 @@ def main():
     ap.add_argument("--rperf-noise", type=float, default=0.0)
     ap.add_argument("--leaf-bound", type=float, default=2.0,
                     help="%% of a kernel_only method's weight allowed in user leaves")
+    ap.add_argument("--lost-bound", type=float, default=5.0,
+                    help="%% of the asked draws the cpuclock pacer may forgive (lost signals)")
     ap.add_argument("--work")
     ap.add_argument("--rows", help="append one line per row: case mech weight worst_pp rperf_pct status")
     ap.add_argument("--confirm", type=int, default=0,
@@ -446,7 +470,7 @@ def run_mech(case, mech, prog, symmap, work, args, patterns):
     out, rows, failed = [], [], 0
     before = host_stolen()
     try:
-        text, folded, note = profile(case, mech, prog, symmap, work, args)
+        text, folded, note, lost = profile(case, mech, prog, symmap, work, args)
         truth, scope, rperf, low, konly = parse_truth(text)
         n = count_samples(folded["samples"])
         after = host_stolen()
@@ -458,10 +482,18 @@ def run_mech(case, mech, prog, symmap, work, args, patterns):
         res = score(truth, scope, rperf, low, parse_folded(folded[weight]), n, args,
                     konly if weight == "samples" else ())
         key = "%s:%s:%s" % (case, mech, weight)
+        # draws the cpuclock pacer forgave (it was kept off the CPU, or paid
+        # its debts no faster than it ran up new ones) are missing from the
+        # sample counts, unevenly between threads: bursty's three busy
+        # threads on two CPUs lost 10-30 % of theirs until 2026-11-29
+        res["lost"] = lost if mech == "cpuclock" and weight == "samples" else None
+        res["lost_over"] = res["lost"] is not None and res["lost"] > args.lost_bound
         status = row_status(key, res, patterns)
         if status == "FAIL":
             failed += 1
         rp = "" if res["rperf"] is None else "  rperf %.2f%% (bound %.2f)" % (res["rperf"], res["rperf_bound"])
+        if res["lost"] is not None and (res["lost"] > 0 or args.verbose):
+            rp += "  lost %.1f%% of the asked draws (bound %.1f)" % (res["lost"], args.lost_bound)
         if res["leaf"] is not None:
             rp += "  user leaves %.1f%% of %s (bound %.1f)" % (res["leaf"], res["leaf_name"], res["leaf_bound"])
         xpass = ("XPASS (within the quick run's noise allowance; the entry is judged at full length,"
