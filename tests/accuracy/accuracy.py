@@ -77,11 +77,15 @@ XFAIL = [
     # locks onto programs whose cycle is near the period: stdio read 2-6 pp
     # off with the drifting grid, 0.4-1.0 with random draws (README.md)
     # (On a PVM guest, Linux 6.18, it reads 3.4-3.8 % by samples: a few of
-    # the pacer's wakes do not preempt and wait for the tick, docs/runtime.md.)
+    # the pacer's wakes do not preempt and wait for the tick, docs/runtime.md;
+    # on a Firecracker guest since the pacer's wake takes a draw the thread
+    # is short of by less than the host's timer lateness, 2026-11-29:
+    # 0.46-1.05 % by samples, 0.48-0.69 % by cpu, full length.)
     "methods50:cpuclock:*:rperf",
     # the same floor on rperf's busy-wait case (acc_clockwait), whose calls
     # are as long in periods as rperf's at 1 kHz: random draws 0.69 %
-    # simulated, a grid 0.47 %; measured 0.76-1.14 % (perf_event 0.53-0.86)
+    # simulated, a grid 0.47 %; measured 0.76-1.14 % (perf_event 0.53-0.86);
+    # 2026-11-29 (the pacer's tolerance): 0.76-1.00 by samples, 0.47-0.58 by cpu
     "clockwait:cpuclock:*:rperf",
     # the tick kernel sampler (perf_event at paranoid 2): kernel time comes
     # in samples of one tick (4 ms here), ~75 of them in a quick run of the
