@@ -260,6 +260,7 @@ def score(truth, scope, rperf, low, stacks, n_samples, args, konly=()):
         res["rperf_bound"] = args.rperf_bound + args.rperf_noise * noise
         res["rperf_over"] = res["rperf"] > res["rperf_bound"]
     res["leaf"], res["leaf_name"], res["leaf_over"] = None, "", False
+    res["lost"], res["lost_over"] = None, False  # cpuclock samples rows: run_mech
     for name in konly:  # samples rows only: n is the method's sample count
         pct, n = user_leaves(stacks, name)
         p = args.leaf_bound / 100
@@ -395,14 +396,13 @@ def row_status(key, res, patterns):
     xf_row = expected(key)
     xf_rperf = xf_row or (res["rperf"] is not None and expected(key + ":rperf"))
     xf_leaf = res["leaf"] is not None and expected(key + ":leaf", leaf=True)
-    xf_lost = xf_row or expected(key + ":lost")
-    lost_over = res.get("lost_over", False)
+    xf_lost = res["lost"] is not None and expected(key + ":lost")
     if ((res["over"] and not xf_row) or (res["rperf_over"] and not xf_rperf) or (res["leaf_over"] and not xf_leaf)
-            or (lost_over and not xf_lost)):
+            or (res["lost_over"] and not (xf_row or xf_lost))):
         return "FAIL"
-    if res["over"] or res["rperf_over"] or res["leaf_over"] or lost_over:
+    if res["over"] or res["rperf_over"] or res["leaf_over"] or res["lost_over"]:
         return "XFAIL"
-    return "XPASS" if xf_row or xf_rperf or xf_leaf or (xf_lost and res.get("lost") is not None) else "ok"
+    return "XPASS" if xf_row or xf_rperf or xf_leaf or xf_lost else "ok"
 
 
 def xfail_patterns():
@@ -496,7 +496,7 @@ def run_mech(case, mech, prog, symmap, work, args, patterns):
         if status == "FAIL":
             failed += 1
         rp = "" if res["rperf"] is None else "  rperf %.2f%% (bound %.2f)" % (res["rperf"], res["rperf_bound"])
-        if res["lost"] is not None and (res["lost"] > 0 or args.verbose):
+        if res["lost"] is not None and (res["lost"] > 0 or res["lost_over"] or args.verbose):
             rp += "  lost %.1f%% of the asked draws (bound %.1f)" % (res["lost"], args.lost_bound)
         if res["leaf"] is not None:
             rp += "  user leaves %.1f%% of %s (bound %.1f)" % (res["leaf"], res["leaf_name"], res["leaf_bound"])

@@ -60,9 +60,8 @@ uint64_t sprof_pacer_aim_wake(struct sprof_pacer_aim *a, int slot, uint64_t cpu,
      * the scheduler's tick, 1-4 ms, 10-40 times a second at 4 kHz on a
      * Firecracker guest). A quarter period at most. */
     uint64_t tol = SPROF_PACER_AIM_FLOOR_NS + a->usual;
-    if (tol < SPROF_PACER_AIM_TOL_NS) tol = SPROF_PACER_AIM_TOL_NS;
-    if (tol > period / 4) tol = period / 4 > SPROF_PACER_AIM_TOL_NS ? period / 4 : SPROF_PACER_AIM_TOL_NS;
-    return tol;
+    uint64_t most = period / 4 > SPROF_PACER_AIM_TOL_NS ? period / 4 : SPROF_PACER_AIM_TOL_NS;
+    return tol < SPROF_PACER_AIM_TOL_NS ? SPROF_PACER_AIM_TOL_NS : tol > most ? most : tol;
 }
 
 uint64_t sprof_pacer_aim_sleep(const struct sprof_pacer_aim *a, uint64_t left)
