@@ -526,6 +526,7 @@ SPROF_HIDDEN uint32_t sprof_add_rbx(struct sprof_rec_sample *rec, uint32_t cap, 
 SPROF_HIDDEN int sprof_in_dynamic_linker(uint64_t pc);
 /* does the sample's stack return into the signal-return trampoline? */
 SPROF_HIDDEN int sprof_rec_has_sigframe(const struct sprof_rec_sample *rec);
+SPROF_HIDDEN int sprof_in_sigreturn_call(uint64_t pc);
 /* perf: the signal a stack copy's innermost signal frame is for (0: none found) */
 SPROF_HIDDEN int sprof_dump_signal(uint64_t sp, uint64_t fp, const uint8_t *dump, uint64_t len, uint64_t restorer);
 /* buffer size sprof_walk / sprof_build_from_dump need (record + work arrays) */

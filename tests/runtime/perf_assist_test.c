@@ -3,7 +3,9 @@
  * then cut samples joined to them. A sample takes the first walk at or
  * after its time, and only if sp, pc (or pc - 2: a restarted system call)
  * and the hashed stack bytes match; it keeps its own time, weight, pc and
- * kernel flags; a thread whose walks do not match is signalled no more;
+ * kernel flags; a sample in rt_sigreturn takes the walk at the context
+ * its copy's ucontext restores; a thread whose walks do not match is
+ * signalled no more;
  * the drain waits for a walk only while walks match. No event is opened,
  * no signal sent. */
 #define _GNU_SOURCE
@@ -31,6 +33,9 @@ uint32_t sprof_signal_walk(struct sprof_thread *t, struct sprof_rec_sample *rec,
     (void)t, (void)rec, (void)pc, (void)sp, (void)fp;
     return 0;
 }
+/* the signal trampoline's syscall returns here in this test */
+enum { TRAMPOLINE_RET = 0x7f0009 };
+int sprof_in_sigreturn_call(uint64_t pc) { return pc == TRAMPOLINE_RET; }
 static uint32_t fill;
 uint32_t sprof_perf_fill_256(const struct sprof_thread *t) { (void)t; return fill; }
 
@@ -129,6 +134,74 @@ int main(void)
     stack_bytes[17] ^= 1; /* a system call wrote above sp after the sample */
     check(join(t, 3900, 0x401030, 0x7ff300, 0, NULL, NULL) == 0, "other stack bytes: not joined");
     stack_bytes[17] ^= 1;
+
+    /* rt_sigreturn's kernel time, the handler on an alternate stack: the
+     * walk comes at the context the call restored (the copy's ucontext:
+     * rbp, rbx, rsp, rip at 40 + 8 * 10, 11, 15, 16), on the thread's stack */
+    {
+        uint64_t walk[64];
+        memset(walk, 0, sizeof walk);
+        struct sprof_rec_sample *r = (struct sprof_rec_sample *)walk;
+        uint32_t size = (uint32_t)sizeof *r + 2 * 8u + 8u + 8u + 8u; /* ret[2], fpoff[2], coff[1] padded, cval[1] */
+        r->h.type = SPROF_REC_SAMPLE;
+        r->flags = SPROF_SAMPLE_ASSIST_ENTRY;
+        r->nframes = 2;
+        r->ncand = 1;
+        r->time_ns = 4600;
+        r->pc = 0x401040;
+        r->sp = 0x7ffe000;
+        r->fp = 0x7ffe040;
+        uint64_t *ret = (uint64_t *)(r + 1);
+        ret[0] = 0xeee, ret[1] = 0xfff;
+        uint32_t *fpoff = (uint32_t *)(ret + 2);
+        fpoff[0] = 0x40, fpoff[1] = 0x80;
+        uint32_t *coff = fpoff + 2;
+        coff[0] = 0x18;
+        ((uint64_t *)(coff + 2))[0] = 0x401234;
+        uint32_t hdr[2] = {size, 0};
+        uint64_t hash = sprof_perf_assist_hash(stack_bytes, 0);
+        memcpy((uint8_t *)walk + size, hdr, 8);
+        memcpy((uint8_t *)walk + size + 8, &hash, 8);
+        sprof_perf_assist_take(t, walk, size + 16u);
+        uint64_t saved[4];
+        const int at[4] = {10, 11, 15, 16};
+        const uint64_t ctx[4] = {0x7ffe040, 0x5555, 0x7ffe000, 0x401040};
+        for (int k = 0; k < 4; k++) {
+            memcpy(&saved[k], stack_bytes + 40 + 8 * at[k], 8);
+            memcpy(stack_bytes + 40 + 8 * at[k], &ctx[k], 8);
+        }
+        uint64_t buf[512];
+        memset(buf, 0, sizeof buf);
+        struct sprof_rec_sample *s = (struct sprof_rec_sample *)buf;
+        s->h.size = sizeof *s;
+        s->flags = SPROF_SAMPLE_STACK_CUT | SPROF_SAMPLE_OFF_STACK | SPROF_SAMPLE_KERNEL | SPROF_SAMPLE_SYSCALL;
+        s->time_ns = 4500;
+        s->weight_ns = 250000;
+        s->pc = TRAMPOLINE_RET;
+        s->sp = 0x9000100; /* the alternate stack */
+        uint32_t got = sprof_perf_assist_join(t, s, sizeof buf, stack_bytes, sizeof stack_bytes);
+        const uint32_t *co = (const uint32_t *)(s + 1);
+        const uint64_t *cv = (const uint64_t *)(const void *)(co + 10); /* 4 + 1 + 3 + 1 = 9 words, padded */
+        check(got == sizeof *s + 40u + 72u && s->nframes == 0 && s->ncand == 9, "rt_sigreturn: joined to the walk at the restored context");
+        check(s->pc == TRAMPOLINE_RET && s->sp == 0x9000100 && s->time_ns == 4500 && s->weight_ns == 250000 &&
+                  (s->flags & SPROF_SAMPLE_KERNEL) && (s->flags & SPROF_SAMPLE_OFF_STACK) && !(s->flags & SPROF_SAMPLE_STACK_CUT),
+              "it keeps its pc, sp, time, weight and flags, not the cut");
+        check(co[0] == 120 && cv[0] == 0x7ffe040 && co[1] == 128 && cv[1] == 0x5555 && co[2] == 160 && cv[2] == 0x7ffe000 &&
+                  co[3] == 168 && cv[3] == 0x401040,
+              "the ucontext's rbp, rbx, rsp and rip at their offsets");
+        check(co[4] == SPROF_CAND_REBASE && cv[4] == 0x7ffe000 && co[5] == 0x48 && cv[5] == 0xeee && co[6] == 0x40 &&
+                  cv[6] == 0x7ffe080 && co[7] == 0x88 && cv[7] == 0xfff && co[8] == 0x18 && cv[8] == 0x401234,
+              "then the walk's stack from its sp: records' return and link words, its candidates");
+        /* the ucontext names another context than the next walk's: not joined */
+        put_walk(t, 4800, 0x401050, 0x7ffe100, 0x111);
+        s->h.size = sizeof *s;
+        s->nframes = s->ncand = 0;
+        s->flags = SPROF_SAMPLE_STACK_CUT | SPROF_SAMPLE_OFF_STACK | SPROF_SAMPLE_KERNEL;
+        s->time_ns = 4700;
+        check(sprof_perf_assist_join(t, s, sizeof buf, stack_bytes, sizeof stack_bytes) == 0,
+              "rt_sigreturn: a walk at another context is not its");
+        for (int k = 0; k < 4; k++) memcpy(stack_bytes + 40 + 8 * at[k], &saved[k], 8);
+    }
 
     /* the drain waits for a walk not taken yet, not for ever */
     check(sprof_perf_assist_wait(t, 5000, 6000) == 1, "waits for the walk of a newer sample");

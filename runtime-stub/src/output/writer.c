@@ -816,6 +816,8 @@ void sprof_writer_nudge(void)
  * back towards the first guess (under 1/16 before: one late pass at the
  * first guess's ~1/5 halved the period for good, 31 passes a second at
  * 1 kHz instead of 21). */
+enum { WRITER_EARLY_NS = 50 * 1000 * 1000 }; /* the start, when the passes keep the first period */
+
 static uint64_t adapt_period(uint64_t period, uint64_t base, uint32_t fill_256)
 {
     if (fill_256 > 256 / 4 && period / 2 >= 1000000ull) return period / 2;
@@ -832,8 +834,14 @@ static void *writer_main(void *arg)
     /* the first passes soon (the period then doubles towards the first
      * guess while the rings stay nearly empty): a thread whose samples need
      * a larger stack copy gets it early (perf_adapt.c) */
-    uint64_t period = base_period < 2000000ull ? base_period : 2000000ull;
+    const uint64_t first_period = base_period < 2000000ull ? base_period : 2000000ull;
+    uint64_t period = first_period;
     uint64_t next = sprof_now_ns(CLOCK_MONOTONIC);
+    /* ... and all of them soon while the program starts: a program that
+     * recurses deep only after the first pass had its copies cut until the
+     * next, the period doubled each time (passes at 2, 6, 14, 30 ms: 59
+     * samples of a deep recursion cut in an ASan CI run, 18 in a plain one) */
+    const uint64_t early_until = next + WRITER_EARLY_NS;
     uint64_t next_stats = next + 1000000000ull, next_maps = next + SPROF_MAPS_EVERY_NS;
     next += period;
     uint64_t attach_poll_until = 0; /* look for new threads every ms until then */
@@ -882,6 +890,7 @@ static void *writer_main(void *arg)
             next_maps = now + (took * 1000u > SPROF_MAPS_EVERY_NS ? took * 1000u : SPROF_MAPS_EVERY_NS);
         }
         period = adapt_period(period, base_period, sprof_drain_all());
+        if (now < early_until && period > first_period) period = first_period;
         uint64_t hint = atomic_exchange(&g_sprof.writer_period_hint, 0);
         if (hint && hint < period) {
             period = hint; /* a larger stack copy (perf_adapt.c) */

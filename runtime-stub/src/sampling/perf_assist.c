@@ -226,6 +226,97 @@ uint32_t sprof_perf_assist_join(struct sprof_thread *t, struct sprof_rec_sample 
     return size;
 }
 
+/* The context a signal handler's return restores: its general registers
+ * in the kernel's ucontext (<sys/ucontext.h> order), and their offsets. */
+enum { UC_GREGS = 40, UC_RBP = 10, UC_RBX = 11, UC_RSP = 15, UC_RIP = 16 };
+struct sigreturn_ctx {
+    uint64_t rbp, rbx, rsp, rip;
+};
+
+static int dump_word(const uint8_t *dump, uint64_t dump_len, uint32_t off, uint64_t *v)
+{
+    if (off + 8u > dump_len) return 0;
+    memcpy(v, dump + off, 8);
+    return 1;
+}
+
+/* A sample in the signal trampoline's rt_sigreturn (a handler on an
+ * alternate stack returned: sp is on it, at the kernel's ucontext, which
+ * the copy holds). The signal lands once the call has restored the
+ * interrupted context, on the thread's own stack: the walk starts there,
+ * at the registers the copy's ucontext gives, not at the sample's. */
+static int sigreturn_context(const struct sprof_rec_sample *rec, const uint8_t *dump, uint64_t dump_len,
+                             struct sigreturn_ctx *c)
+{
+    return (rec->flags & SPROF_SAMPLE_KERNEL) && sprof_in_sigreturn_call(rec->pc) &&
+           dump_word(dump, dump_len, UC_GREGS + UC_RBP * 8, &c->rbp) &&
+           dump_word(dump, dump_len, UC_GREGS + UC_RBX * 8, &c->rbx) &&
+           dump_word(dump, dump_len, UC_GREGS + UC_RSP * 8, &c->rsp) &&
+           dump_word(dump, dump_len, UC_GREGS + UC_RIP * 8, &c->rip) && c->rsp != rec->sp;
+}
+
+/* rec (in the trampoline, its sp on the alternate stack) with the walk
+ * from the restored context: the ucontext's registers as words at their
+ * offsets from rec's sp, then a SPROF_CAND_REBASE to the walk's sp and the
+ * walk's words after it (its frame records' link and return words, its
+ * candidates), so the offline unwinder steps from the trampoline through
+ * the ucontext into the walked frames, as it does a cpuclock sample in a
+ * handler on an alternate stack (sprof_add_interrupted_stack). No hash of
+ * the words above the walk's sp: the copy does not hold that stack; pc, sp
+ * and rbp all matching the ucontext's, and no user code run in between,
+ * say it is this sample's. Returns the new size, 0 if it does not fit. */
+static uint32_t join_after_sigreturn(struct sprof_rec_sample *rec, uint32_t cap, const struct sprof_rec_sample *w,
+                                     const struct sigreturn_ctx *c)
+{
+    const uint32_t nf = w->nframes, ncw = w->ncand;
+    const uint64_t *ret = (const uint64_t *)(w + 1);
+    const uint32_t *fpoff = (const uint32_t *)(ret + nf);
+    const uint32_t *coff_w = fpoff + sprof_pad8(nf * 4u) / 4u;
+    const uint64_t *cval_w = (const uint64_t *)(const void *)(coff_w + sprof_pad8(ncw * 4u) / 4u);
+    uint32_t total = 4u + 1u + (nf ? 2u * nf - 1u : 0u);
+    for (uint32_t i = 0; i < nf; i++) {
+        uint32_t off = i == 0 && fpoff[0] == SPROF_FPOFF_UNKNOWN ? w->fp0_off : fpoff[i];
+        if (off == SPROF_FPOFF_UNKNOWN) return 0; /* a record that cannot be placed: the sample stays cut */
+    }
+    for (uint32_t i = 0; i < ncw; i++) total += coff_w[i] != SPROF_CAND_RBX; /* the ucontext has rbx */
+    uint32_t size = (uint32_t)sizeof *rec + sprof_pad8(total * 4u) + total * 8u;
+    if (size > cap || total > 0xffffu) return 0;
+    /* rec's own words go (of the alternate stack, the unwind needs only
+     * the ucontext); w is in the walks' arena, not in rec */
+    uint32_t *coff = (uint32_t *)(void *)(rec + 1);
+    uint64_t *cval = (uint64_t *)(void *)(coff + sprof_pad8(total * 4u) / 4u);
+    const uint32_t reg_at[4] = {UC_RBP, UC_RBX, UC_RSP, UC_RIP};
+    const uint64_t reg_val[4] = {c->rbp, c->rbx, c->rsp, c->rip};
+    uint32_t n = 0;
+    for (int k = 0; k < 4; k++) {
+        coff[n] = UC_GREGS + reg_at[k] * 8u;
+        cval[n++] = reg_val[k];
+    }
+    coff[n] = SPROF_CAND_REBASE;
+    cval[n++] = w->sp;
+    for (uint32_t i = 0; i < nf; i++) {
+        uint32_t off = i == 0 && fpoff[0] == SPROF_FPOFF_UNKNOWN ? w->fp0_off : fpoff[i];
+        coff[n] = off + 8u; /* the record's return address */
+        cval[n++] = ret[i];
+        if (i + 1 < nf) { /* its link to the next one */
+            coff[n] = off;
+            cval[n++] = w->sp + fpoff[i + 1];
+        }
+    }
+    for (uint32_t i = 0; i < ncw; i++) {
+        if (coff_w[i] == SPROF_CAND_RBX) continue;
+        coff[n] = coff_w[i];
+        cval[n++] = cval_w[i];
+    }
+    if (n & 1) coff[n] = 0; /* the offset array's padding */
+    rec->nframes = 0;
+    rec->ncand = (uint16_t)n;
+    rec->fp0_off = SPROF_FPOFF_UNKNOWN;
+    rec->h.size = size;
+    rec->flags = (rec->flags & ~STACK_FLAGS) | (w->flags & STACK_FLAGS) | (rec->flags & SPROF_SAMPLE_OFF_STACK);
+    return size;
+}
+
 static uint32_t find_walk(struct sprof_perf_assist *a, struct sprof_rec_sample *rec, uint32_t cap,
                           const uint8_t *dump, uint64_t dump_len)
 {
@@ -235,6 +326,9 @@ static uint32_t find_walk(struct sprof_perf_assist *a, struct sprof_rec_sample *
     if (a->head >= a->tail) return 0;
     const struct assist_entry *e = entry_at(a, a->head);
     const struct sprof_rec_sample *w = entry_rec(e);
+    struct sigreturn_ctx ctx;
+    if (sigreturn_context(rec, dump, dump_len, &ctx))
+        return w->pc == ctx.rip && w->sp == ctx.rsp && w->fp == ctx.rbp ? join_after_sigreturn(rec, cap, w, &ctx) : 0;
     if (w->sp != rec->sp || (w->pc != rec->pc && w->pc + 2 != rec->pc)) return 0;
     if (e->hash_len > dump_len || sprof_perf_assist_hash(dump, e->hash_len) != e->hash || e->len > cap) return 0;
     struct sprof_rec_sample keep = *rec;

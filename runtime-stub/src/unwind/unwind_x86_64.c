@@ -828,6 +828,31 @@ static uint32_t kernel_record_offset(uint64_t at, uint64_t sp)
     return at && at >= sp && at - sp < SPROF_FPOFF_UNKNOWN ? (uint32_t)(at - sp) : SPROF_FPOFF_UNKNOWN;
 }
 
+/* x86-64's rt_sigframe, from the trampoline's return slot: the kernel's
+ * ucontext (uc_flags, uc_link, uc_stack, then the general registers), then
+ * the siginfo */
+enum { UC_GREGS_AT_TRAMPOLINE = 40, SIGFRAME_GREGS = 8 + UC_GREGS_AT_TRAMPOLINE, SIGFRAME_SIGINFO = 8 + 304 };
+
+/* glibc's signal-return trampoline (__restore_rt): mov $15,%rax; syscall */
+static int is_sigreturn_trampoline(struct sprof_walk_mem *m, uint64_t addr)
+{
+    static const uint8_t code[9] = {0x48, 0xc7, 0xc0, 0x0f, 0x00, 0x00, 0x00, 0x0f, 0x05};
+    uint8_t b[sizeof code];
+    /* glibc's is in libc, there from the start: a word into code mapped
+     * since (that may be gone) costs no system call */
+    if (exec_kind(m, addr) != SPROF_EXEC_STABLE || !code_read(m, addr, b, sizeof b)) return 0;
+    return memcmp(b, code, sizeof code) == 0;
+}
+
+/* pc is one of the trampoline's two instructions or its syscall's return
+ * address: sp is where the handler's return left it, at the kernel's
+ * ucontext, whose general registers start UC_GREGS_AT_TRAMPOLINE above */
+static int in_trampoline(struct sprof_walk_mem *m, uint64_t pc)
+{
+    return is_sigreturn_trampoline(m, pc) || (pc >= 7 && is_sigreturn_trampoline(m, pc - 7)) ||
+           (pc >= 9 && is_sigreturn_trampoline(m, pc - 9));
+}
+
 /* perf_event: the kernel already walked the frame pointers (kchain: return
  * addresses after the pc). Validate its start against the dump; if rbp was
  * not a frame record, the kernel chain is garbage: rebuild what the dump
@@ -964,19 +989,14 @@ uint32_t sprof_build_from_dump(struct sprof_rec_sample *rec, uint32_t cap, uint6
     if ((flags & (SPROF_SAMPLE_CHAIN_BROKEN | SPROF_SAMPLE_FP_SCANNED)) && root_floor && m.hi <= root_floor &&
         sp < root_floor)
         flags |= SPROF_SAMPLE_STACK_CUT;
+    /* In the signal trampoline on an alternate stack: the frames it returns
+     * to are on the thread's stack, which the copy does not hold */
+    uint64_t rsp2;
+    if (thr_hi && in_trampoline(&m, pc) && mem_read(&m, sp + UC_GREGS_AT_TRAMPOLINE + 15 * 8, &rsp2) &&
+        rsp2 >= thr_lo && rsp2 < thr_hi)
+        flags |= SPROF_SAMPLE_STACK_CUT;
     rec->flags |= flags;
     return finish(rec, cap, fpoff, coff, cval, a);
-}
-
-/* glibc's signal-return trampoline (__restore_rt): mov $15,%rax; syscall */
-static int is_sigreturn_trampoline(struct sprof_walk_mem *m, uint64_t addr)
-{
-    static const uint8_t code[9] = {0x48, 0xc7, 0xc0, 0x0f, 0x00, 0x00, 0x00, 0x0f, 0x05};
-    uint8_t b[sizeof code];
-    /* glibc's is in libc, there from the start: a word into code mapped
-     * since (that may be gone) costs no system call */
-    if (exec_kind(m, addr) != SPROF_EXEC_STABLE || !code_read(m, addr, b, sizeof b)) return 0;
-    return memcmp(b, code, sizeof code) == 0;
 }
 
 /* The offset from sp of the sample's next word, from frame-then-candidate
@@ -1025,6 +1045,14 @@ static int append_room(struct sprof_rec_sample *rec, uint32_t cap, uint32_t extr
     return 1;
 }
 
+/* Is pc just after the trampoline's syscall (a sample in its rt_sigreturn)? */
+int sprof_in_sigreturn_call(uint64_t pc)
+{
+    struct sprof_walk_mem m;
+    memset(&m, 0, sizeof m);
+    return pc >= 9 && is_sigreturn_trampoline(&m, pc - 9);
+}
+
 /* Is the sample in a signal handler's frames or its trampoline (on an
  * alternate signal stack, the interrupted frames are on the thread's own
  * stack)? */
@@ -1035,11 +1063,6 @@ int sprof_rec_has_sigframe(const struct sprof_rec_sample *rec)
     uint32_t from = 0;
     return is_sigreturn_trampoline(&m, rec->pc) || sigreturn_word_off(rec, &m, &from) != SPROF_FPOFF_UNKNOWN;
 }
-
-/* x86-64's rt_sigframe, from the trampoline's return slot: the kernel's
- * ucontext (uc_flags, uc_link, uc_stack, then the general registers), then
- * the siginfo */
-enum { SIGFRAME_GREGS = 8 + 40, SIGFRAME_SIGINFO = 8 + 304 };
 
 /* The signal whose handler a perf stack copy (dump, len bytes from sp) was
  * taken in: the frame records from fp lead to the one that returns into
@@ -1074,6 +1097,10 @@ uint32_t sprof_add_interrupted_stack(struct sprof_rec_sample *rec, uint32_t cap,
 {
     if (max_depth > 512) max_depth = 512;
     uint64_t rsp2 = 0, rbp2 = 0;
+    if (in_trampoline(m, rec->pc)) { /* the handler has returned: sp is at the ucontext */
+        uint64_t gregs = rec->sp + UC_GREGS_AT_TRAMPOLINE;
+        if (!mem_read(m, gregs + 15 * 8, &rsp2) || !mem_read(m, gregs + 10 * 8, &rbp2)) rsp2 = 0;
+    }
     for (uint32_t from = 0, off; !rsp2 && (off = sigreturn_word_off(rec, m, &from)) != SPROF_FPOFF_UNKNOWN;) {
         uint64_t gregs = rec->sp + off + SIGFRAME_GREGS;
         if (!mem_read(m, gregs + 15 * 8, &rsp2) || !mem_read(m, gregs + 10 * 8, &rbp2)) rsp2 = 0;
