@@ -396,6 +396,35 @@ static inline int sprof_clock_ns(clockid_t c, uint64_t *ns)
 }
 static inline uint32_t sprof_pad8(uint32_t n) { return (n + 7u) & ~7u; }
 
+/* The arrays after a sample record's (or a stored stack's) fixed part, as
+ * trace_format.h lays them out: ret[nframes], fpoff[nframes], cand_off[ncand],
+ * cand_val[ncand], each 8-byte padded. */
+struct sprof_rec_arrays {
+    const uint64_t *ret;
+    const uint32_t *fpoff;
+    const uint32_t *coff;
+    const uint64_t *cval;
+};
+static inline struct sprof_rec_arrays sprof_rec_arrays_of(const void *body, uint32_t nframes, uint32_t ncand)
+{
+    struct sprof_rec_arrays a;
+    const uint8_t *p = (const uint8_t *)body;
+    a.ret = (const uint64_t *)(const void *)p;
+    p += 8u * (size_t)nframes;
+    a.fpoff = (const uint32_t *)(const void *)p;
+    p += sprof_pad8(4u * nframes);
+    a.coff = (const uint32_t *)(const void *)p;
+    p += sprof_pad8(4u * ncand);
+    a.cval = (const uint64_t *)(const void *)p;
+    return a;
+}
+
+/* x86-64's ucontext as the kernel writes it in a signal frame: uc_flags,
+ * uc_link, uc_stack (40 bytes), then the general registers in
+ * <sys/ucontext.h> order. At the signal trampoline (the handler has
+ * returned) sp points at it. */
+enum { SPROF_UC_GREGS = 40, SPROF_UC_RBP = 10, SPROF_UC_RBX = 11, SPROF_UC_RSP = 15, SPROF_UC_RIP = 16 };
+
 /* bound for loops over the slot table */
 static inline int sprof_slots_hi(void) { return atomic_load_explicit(&g_sprof.slots_hi, memory_order_acquire); }
 

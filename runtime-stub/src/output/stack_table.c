@@ -68,27 +68,6 @@ static uint8_t encoded[ENCODE_BYTES];
 
 static struct stored *at(uint32_t off1) { return (struct stored *)(void *)(arena + off1 - 1); }
 
-/* The arrays of a stored stack or a SAMPLE, as in the record. */
-struct arrays {
-    const uint64_t *ret;
-    const uint32_t *fpoff;
-    const uint32_t *coff;
-    const uint64_t *cval;
-};
-
-static struct arrays arrays_of(const uint8_t *body, uint32_t nframes, uint32_t ncand)
-{
-    struct arrays a;
-    a.ret = (const uint64_t *)(const void *)body;
-    body += 8 * (size_t)nframes;
-    a.fpoff = (const uint32_t *)(const void *)body;
-    body += (4 * (size_t)nframes + 7) & ~(size_t)7;
-    a.coff = (const uint32_t *)(const void *)body;
-    body += (4 * (size_t)ncand + 7) & ~(size_t)7;
-    a.cval = (const uint64_t *)(const void *)body;
-    return a;
-}
-
 static uint64_t hash_words(const uint8_t *p, size_t len, uint64_t h)
 {
     for (size_t i = 0; i + 8 <= len; i += 8) {
@@ -156,10 +135,10 @@ static int ensure_maps(void)
  * at the same absolute stack addresses. Stacks with a second candidate
  * segment (an alternate signal stack) share nothing: their offsets do not
  * all count from sp. */
-static void shared_outer(const struct stored *p, uint64_t sp, struct arrays a, uint32_t nframes, uint32_t ncand,
-                         uint32_t *kf, uint32_t *kc)
+static void shared_outer(const struct stored *p, uint64_t sp, struct sprof_rec_arrays a, uint32_t nframes,
+                         uint32_t ncand, uint32_t *kf, uint32_t *kc)
 {
-    struct arrays b = arrays_of((const uint8_t *)(p + 1), p->nframes, p->ncand);
+    struct sprof_rec_arrays b = sprof_rec_arrays_of((const uint8_t *)(p + 1), p->nframes, p->ncand);
     uint32_t f = 0, c = 0;
     while (f < nframes && f < p->nframes) {
         uint32_t x = a.fpoff[nframes - 1 - f], y = b.fpoff[p->nframes - 1 - f];
@@ -181,7 +160,7 @@ static unsigned put_zz(uint8_t *p, uint64_t now, uint64_t base) { return sprof_v
  * stacks) into `encoded`; its size, or 0 if it does not fit. */
 static uint32_t encode_stack(const struct stored *n, uint32_t tid)
 {
-    struct arrays a = arrays_of((const uint8_t *)(n + 1), n->nframes, n->ncand);
+    struct sprof_rec_arrays a = sprof_rec_arrays_of((const uint8_t *)(n + 1), n->nframes, n->ncand);
     uint32_t kf = 0, kc = 0;
     const struct stored *parent = NULL;
     if (!n->has_marker) {
@@ -281,7 +260,7 @@ static int64_t stack_index(const struct sprof_rec_sample *s, const struct stored
     n->ncand = s->ncand;
     n->body_len = blen;
     memcpy(n + 1, body, blen);
-    struct arrays a = arrays_of(body, s->nframes, s->ncand);
+    struct sprof_rec_arrays a = sprof_rec_arrays_of(body, s->nframes, s->ncand);
     for (uint32_t c = 0; c < s->ncand; c++)
         if (SPROF_CAND_IS_MARKER(a.coff[c])) n->has_marker = 1;
     uint32_t rec = encode_stack(n, s->tid);

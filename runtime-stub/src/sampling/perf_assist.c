@@ -226,9 +226,7 @@ uint32_t sprof_perf_assist_join(struct sprof_thread *t, struct sprof_rec_sample 
     return size;
 }
 
-/* The context a signal handler's return restores: its general registers
- * in the kernel's ucontext (<sys/ucontext.h> order), and their offsets. */
-enum { UC_GREGS = 40, UC_RBP = 10, UC_RBX = 11, UC_RSP = 15, UC_RIP = 16 };
+/* The context a signal handler's return restores (its ucontext's registers). */
 struct sigreturn_ctx {
     uint64_t rbp, rbx, rsp, rip;
 };
@@ -249,10 +247,10 @@ static int sigreturn_context(const struct sprof_rec_sample *rec, const uint8_t *
                              struct sigreturn_ctx *c)
 {
     return (rec->flags & SPROF_SAMPLE_KERNEL) && sprof_in_sigreturn_call(rec->pc) &&
-           dump_word(dump, dump_len, UC_GREGS + UC_RBP * 8, &c->rbp) &&
-           dump_word(dump, dump_len, UC_GREGS + UC_RBX * 8, &c->rbx) &&
-           dump_word(dump, dump_len, UC_GREGS + UC_RSP * 8, &c->rsp) &&
-           dump_word(dump, dump_len, UC_GREGS + UC_RIP * 8, &c->rip) && c->rsp != rec->sp;
+           dump_word(dump, dump_len, SPROF_UC_GREGS + SPROF_UC_RBP * 8, &c->rbp) &&
+           dump_word(dump, dump_len, SPROF_UC_GREGS + SPROF_UC_RBX * 8, &c->rbx) &&
+           dump_word(dump, dump_len, SPROF_UC_GREGS + SPROF_UC_RSP * 8, &c->rsp) &&
+           dump_word(dump, dump_len, SPROF_UC_GREGS + SPROF_UC_RIP * 8, &c->rip) && c->rsp != rec->sp;
 }
 
 /* rec (in the trampoline, its sp on the alternate stack) with the walk
@@ -269,44 +267,41 @@ static uint32_t join_after_sigreturn(struct sprof_rec_sample *rec, uint32_t cap,
                                      const struct sigreturn_ctx *c)
 {
     const uint32_t nf = w->nframes, ncw = w->ncand;
-    const uint64_t *ret = (const uint64_t *)(w + 1);
-    const uint32_t *fpoff = (const uint32_t *)(ret + nf);
-    const uint32_t *coff_w = fpoff + sprof_pad8(nf * 4u) / 4u;
-    const uint64_t *cval_w = (const uint64_t *)(const void *)(coff_w + sprof_pad8(ncw * 4u) / 4u);
+    const struct sprof_rec_arrays wa = sprof_rec_arrays_of(w + 1, nf, ncw);
+    /* the walk's frame records, from its sp (the first one's may be in fp0_off) */
+    uint32_t first_off = nf && wa.fpoff[0] == SPROF_FPOFF_UNKNOWN ? w->fp0_off : nf ? wa.fpoff[0] : 0;
+    for (uint32_t i = 0; i < nf; i++)
+        if ((i ? wa.fpoff[i] : first_off) == SPROF_FPOFF_UNKNOWN) return 0; /* not placed: the sample stays cut */
     uint32_t total = 4u + 1u + (nf ? 2u * nf - 1u : 0u);
-    for (uint32_t i = 0; i < nf; i++) {
-        uint32_t off = i == 0 && fpoff[0] == SPROF_FPOFF_UNKNOWN ? w->fp0_off : fpoff[i];
-        if (off == SPROF_FPOFF_UNKNOWN) return 0; /* a record that cannot be placed: the sample stays cut */
-    }
-    for (uint32_t i = 0; i < ncw; i++) total += coff_w[i] != SPROF_CAND_RBX; /* the ucontext has rbx */
+    for (uint32_t i = 0; i < ncw; i++) total += wa.coff[i] != SPROF_CAND_RBX; /* the ucontext has rbx */
     uint32_t size = (uint32_t)sizeof *rec + sprof_pad8(total * 4u) + total * 8u;
     if (size > cap || total > 0xffffu) return 0;
     /* rec's own words go (of the alternate stack, the unwind needs only
      * the ucontext); w is in the walks' arena, not in rec */
     uint32_t *coff = (uint32_t *)(void *)(rec + 1);
     uint64_t *cval = (uint64_t *)(void *)(coff + sprof_pad8(total * 4u) / 4u);
-    const uint32_t reg_at[4] = {UC_RBP, UC_RBX, UC_RSP, UC_RIP};
+    const uint32_t reg_at[4] = {SPROF_UC_RBP, SPROF_UC_RBX, SPROF_UC_RSP, SPROF_UC_RIP};
     const uint64_t reg_val[4] = {c->rbp, c->rbx, c->rsp, c->rip};
     uint32_t n = 0;
     for (int k = 0; k < 4; k++) {
-        coff[n] = UC_GREGS + reg_at[k] * 8u;
+        coff[n] = SPROF_UC_GREGS + reg_at[k] * 8u;
         cval[n++] = reg_val[k];
     }
     coff[n] = SPROF_CAND_REBASE;
     cval[n++] = w->sp;
     for (uint32_t i = 0; i < nf; i++) {
-        uint32_t off = i == 0 && fpoff[0] == SPROF_FPOFF_UNKNOWN ? w->fp0_off : fpoff[i];
+        uint32_t off = i ? wa.fpoff[i] : first_off;
         coff[n] = off + 8u; /* the record's return address */
-        cval[n++] = ret[i];
+        cval[n++] = wa.ret[i];
         if (i + 1 < nf) { /* its link to the next one */
             coff[n] = off;
-            cval[n++] = w->sp + fpoff[i + 1];
+            cval[n++] = w->sp + wa.fpoff[i + 1];
         }
     }
     for (uint32_t i = 0; i < ncw; i++) {
-        if (coff_w[i] == SPROF_CAND_RBX) continue;
-        coff[n] = coff_w[i];
-        cval[n++] = cval_w[i];
+        if (wa.coff[i] == SPROF_CAND_RBX) continue;
+        coff[n] = wa.coff[i];
+        cval[n++] = wa.cval[i];
     }
     if (n & 1) coff[n] = 0; /* the offset array's padding */
     rec->nframes = 0;

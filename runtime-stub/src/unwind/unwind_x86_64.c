@@ -831,7 +831,7 @@ static uint32_t kernel_record_offset(uint64_t at, uint64_t sp)
 /* x86-64's rt_sigframe, from the trampoline's return slot: the kernel's
  * ucontext (uc_flags, uc_link, uc_stack, then the general registers), then
  * the siginfo */
-enum { UC_GREGS_AT_TRAMPOLINE = 40, SIGFRAME_GREGS = 8 + UC_GREGS_AT_TRAMPOLINE, SIGFRAME_SIGINFO = 8 + 304 };
+enum { SIGFRAME_GREGS = 8 + SPROF_UC_GREGS, SIGFRAME_SIGINFO = 8 + 304 };
 
 /* glibc's signal-return trampoline (__restore_rt): mov $15,%rax; syscall */
 static int is_sigreturn_trampoline(struct sprof_walk_mem *m, uint64_t addr)
@@ -846,7 +846,7 @@ static int is_sigreturn_trampoline(struct sprof_walk_mem *m, uint64_t addr)
 
 /* pc is one of the trampoline's two instructions or its syscall's return
  * address: sp is where the handler's return left it, at the kernel's
- * ucontext, whose general registers start UC_GREGS_AT_TRAMPOLINE above */
+ * ucontext (SPROF_UC_GREGS) */
 static int in_trampoline(struct sprof_walk_mem *m, uint64_t pc)
 {
     return is_sigreturn_trampoline(m, pc) || (pc >= 7 && is_sigreturn_trampoline(m, pc - 7)) ||
@@ -992,8 +992,8 @@ uint32_t sprof_build_from_dump(struct sprof_rec_sample *rec, uint32_t cap, uint6
     /* In the signal trampoline on an alternate stack: the frames it returns
      * to are on the thread's stack, which the copy does not hold */
     uint64_t rsp2;
-    if (thr_hi && in_trampoline(&m, pc) && mem_read(&m, sp + UC_GREGS_AT_TRAMPOLINE + 15 * 8, &rsp2) &&
-        rsp2 >= thr_lo && rsp2 < thr_hi)
+    if (thr_hi && mem_read(&m, sp + SPROF_UC_GREGS + SPROF_UC_RSP * 8, &rsp2) && rsp2 >= thr_lo && rsp2 < thr_hi &&
+        in_trampoline(&m, pc)) /* the code lookups last: every fiber sample comes this way */
         flags |= SPROF_SAMPLE_STACK_CUT;
     rec->flags |= flags;
     return finish(rec, cap, fpoff, coff, cval, a);
@@ -1006,13 +1006,10 @@ uint32_t sprof_build_from_dump(struct sprof_rec_sample *rec, uint32_t cap, uint6
 static uint32_t sigreturn_word_off(const struct sprof_rec_sample *rec, struct sprof_walk_mem *m, uint32_t *from)
 {
     uint32_t nf = rec->nframes, nc = rec->ncand;
-    const uint64_t *ret = (const uint64_t *)(rec + 1);
-    const uint32_t *fpoff = (const uint32_t *)(ret + nf);
-    const uint32_t *coff = fpoff + sprof_pad8(nf * 4u) / 4u;
-    const uint64_t *cval = (const uint64_t *)(const void *)(coff + sprof_pad8(nc * 4u) / 4u);
+    const struct sprof_rec_arrays a = sprof_rec_arrays_of(rec + 1, nf, nc);
     for (uint32_t i = *from; i < nf + nc; i++) {
-        uint32_t off = i < nf ? (fpoff[i] == SPROF_FPOFF_UNKNOWN ? SPROF_FPOFF_UNKNOWN : fpoff[i] + 8) : coff[i - nf];
-        uint64_t val = i < nf ? ret[i] : cval[i - nf];
+        uint32_t off = i >= nf ? a.coff[i - nf] : a.fpoff[i] == SPROF_FPOFF_UNKNOWN ? SPROF_FPOFF_UNKNOWN : a.fpoff[i] + 8;
+        uint64_t val = i < nf ? a.ret[i] : a.cval[i - nf];
         if (off != SPROF_FPOFF_UNKNOWN && !SPROF_CAND_IS_MARKER(off) && is_sigreturn_trampoline(m, val)) {
             *from = i + 1;
             return off;
@@ -1098,12 +1095,12 @@ uint32_t sprof_add_interrupted_stack(struct sprof_rec_sample *rec, uint32_t cap,
     if (max_depth > 512) max_depth = 512;
     uint64_t rsp2 = 0, rbp2 = 0;
     if (in_trampoline(m, rec->pc)) { /* the handler has returned: sp is at the ucontext */
-        uint64_t gregs = rec->sp + UC_GREGS_AT_TRAMPOLINE;
-        if (!mem_read(m, gregs + 15 * 8, &rsp2) || !mem_read(m, gregs + 10 * 8, &rbp2)) rsp2 = 0;
+        uint64_t gregs = rec->sp + SPROF_UC_GREGS;
+        if (!mem_read(m, gregs + SPROF_UC_RSP * 8, &rsp2) || !mem_read(m, gregs + SPROF_UC_RBP * 8, &rbp2)) rsp2 = 0;
     }
     for (uint32_t from = 0, off; !rsp2 && (off = sigreturn_word_off(rec, m, &from)) != SPROF_FPOFF_UNKNOWN;) {
         uint64_t gregs = rec->sp + off + SIGFRAME_GREGS;
-        if (!mem_read(m, gregs + 15 * 8, &rsp2) || !mem_read(m, gregs + 10 * 8, &rbp2)) rsp2 = 0;
+        if (!mem_read(m, gregs + SPROF_UC_RSP * 8, &rsp2) || !mem_read(m, gregs + SPROF_UC_RBP * 8, &rbp2)) rsp2 = 0;
     }
     if (!rsp2 || rsp2 < thr_lo || rsp2 >= thr_hi || (rsp2 & 7)) return rec->h.size;
     struct walk_tmp *w = tmp_of(rec, max_depth);
