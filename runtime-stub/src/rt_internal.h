@@ -45,10 +45,6 @@
 /* ... and one whose thread ran less than the pacer slept, by more than this
  * (and 1/64 of the sleep), was stopped by something else */
 #define SPROF_PACER_RAN_SLACK_NS 8000ull
-/* a pacer wake late by more than SPROF_PACER_LATE_NS but at most this much,
- * whose thread ran all along, is still a draw of where the thread stopped
- * (sampler_thread.c) */
-#define SPROF_PACER_LATE_CALL_NS 500000ull
 /* pacer_faults when the pacer did not read them (a local signal: its
  * landing needs none unless it comes late and is taken as a remote one) */
 #define SPROF_FAULTS_UNKNOWN UINT64_MAX

@@ -112,13 +112,13 @@ XFAIL = [
     # truth by cpu weight at 1 kHz, 0.5 by samples, 0.2 at 4 kHz
     "lockstep:cpuclock:cpu",
     # on a PVM guest (Linux 6.18, 2026-11-27) the vCPU stalls for ms in the
-    # pager's munmap and faults: the pacer's wake then comes ms late, is not
-    # a draw (a wake over 500 us late is taken as one that did not stop the
-    # thread; one up to 500 us late is a draw since 2026-11-29), and
+    # pager's munmap and faults: the pacer's wake then comes late, is not a
+    # draw (a late wake is taken as one that did not stop the thread), and
     # the stall's CPU goes to the next landing, in the method after:
     # sp_Layout_compute 2.2-8.8 pp high by cpu weight at full length (12
     # runs), perf_event 0.14. Taking late wakes as draws fixed this case
-    # (0.2-0.5) and put cheapcall's [syscall] 3-5 pp high (docs/runtime.md)
+    # (0.2-0.5) and put cheapcall's [syscall] 2-5 pp high, malloc and
+    # shortthreads 1-2 pp off (tried twice, docs/runtime.md)
     "pagefault:cpuclock:cpu",
     # there too, the main thread loses draws while it starts and joins its
     # short threads (wakes kicked by their registrations, a pacer starved

@@ -13,7 +13,6 @@ struct sprof_pacer_place {
     int ok;      /* moving works (not SPROF_PACER=remote, sched_setaffinity accepted) */
     struct sprof_own_pin pin; /* pin.here: the CPU it is pinned to, -1 before the first move */
     int settled; /* its last wake there was its own timer's */
-    int late_stop; /* ... later than usual, by up to SPROF_PACER_LATE_CALL_NS: a due point's draw all the same */
     int home;    /* the slot of the thread it follows: the one that ran most lately */
     int starved; /* wakes in a row far later than asked */
 };

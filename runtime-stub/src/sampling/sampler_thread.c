@@ -166,7 +166,7 @@ static void pace_cpuclock(void)
     sprof_pacer_aim_init(&aim);
     while (atomic_load(&sampler_run)) {
         if (paused_pass()) {
-            pl.settled = pl.late_stop = 0;
+            pl.settled = 0;
             continue;
         }
         int move_to = -1, home = -1;
@@ -219,8 +219,7 @@ static void pace_cpuclock(void)
              * so) and running all the time we slept: runnable, here. Else
              * one pread of its stat: state, CPU and faults (~7 us, a third
              * of a pass, on a Firecracker guest). */
-            int here = send && pl.ok && (pl.settled || pl.late_stop) && ran_on && pl.pin.here >= 0 &&
-                       sprof_thread_rseq_cpu(t) == pl.pin.here;
+            int here = send && pl.ok && pl.settled && ran_on && pl.pin.here >= 0 && sprof_thread_rseq_cpu(t) == pl.pin.here;
             if (here) {
                 tcpu = pl.pin.here;
             } else if (send && sprof_fd_load(&p->stat_fd) >= 0) {
@@ -234,7 +233,7 @@ static void pace_cpuclock(void)
                 /* On its CPU: signal it once our timer stopped it. The thread
                  * the pacer follows, elsewhere: go there. Others elsewhere:
                  * signal them from here (remote, as before 2.1). */
-                local = tcpu == pl.pin.here && (pl.settled || (pl.late_stop && due)) && ran_on;
+                local = tcpu == pl.pin.here && pl.settled && ran_on;
                 if (local || t->pacer_misses >= SPROF_PACER_MAX_MISSES) {
                     send = 1; /* local, or remote after that many misses in a row */
                 } else if (tcpu == pl.pin.here) {
@@ -326,33 +325,18 @@ static void pace_cpuclock(void)
         slept = woke - now - late;
         sprof_pacer_note_wake(&pl, late, period);
         /* A retry request's wake may stop a thread anywhere (in its
-         * handler): no draw. A wake much later than the timer's wakes
-         * usually are (10-20 us on one host, 43 us on another: pacer_aim.c)
-         * did not stop the thread at the timer's interrupt: the thread ran
-         * on to a later scheduling point (the aim learns nothing from it). */
-        int timer_wake = pl.ok && !kicked && sched_getcpu() == pl.pin.here;
-        pl.settled = sprof_pacer_aim_woke(&aim, late, timer_wake);
-        /* Up to SPROF_PACER_LATE_CALL_NS later it is a draw all the same:
-         * the thread was in a system call, which this kernel does not
-         * preempt (a write, a pread), and our wake switched at its return,
-         * where the signal lands: that call's kernel sample. Or the wake
-         * did not preempt and a scheduling point switched (the thread's
-         * clock read at a method's end; compute, at a host's late
-         * interrupt): the due point was at most that far before, mostly in
-         * the same code. Not drawn, a due point in a system call was taken
-         * at a wake soon after, the second in a row, which is the kind that
-         * does not preempt (pacer_aim.c), and so on through a method of
-         * system calls into the compute after it (measured: in an acc_io
-         * run ~300 of ~6,300 timer wakes came 75-500 us late, ~100 of them
-         * ending in a write, pread or ftruncate, ~100 in a clock read, ~60
-         * in compute; 1 later than that): acc_io's [syscall] read 0.9-1.7 pp
-         * low (means of 6-8 runs, four batches), its compute high. Six
-         * runs alternated with the change: [syscall] -0.93 -> +0.53 pp
-         * by cpu, -1.24 -> 0.00 by samples, the reader -0.6 -> 0.0
-         * (means); acc_cheapcall, whose clock reads end its steps, read
-         * alike (4 runs each). Later than 500 us (the scheduler's tick,
-         * 1-4 ms late) is no draw. */
-        pl.late_stop = timer_wake && !pl.settled && late <= SPROF_PACER_LATE_CALL_NS;
+         * handler); a wake much later than the timer's wakes usually are
+         * (10-20 us on one host, 43 us on another: pacer_aim.c) did not
+         * preempt at once, and the thread ran on to a later scheduling
+         * point: neither is a draw. Such a point is where the scheduler
+         * looks again (a system call that updates its clock, as a read of
+         * the thread's CPU clock does; a wake-up of another task; the tick),
+         * not where the due point was: taking wakes up to 500 us late as
+         * draws where they landed (2026-11-29, docs/runtime.md) put a
+         * compute step's CPU on the clock read after it (acc_cheapcall
+         * [syscall] +1.9-3.1 pp) and a thread creator's on its compute
+         * (acc_shortthreads +1.7-2.4), malloc's cpu weight 2.6-3.0 pp off. */
+        pl.settled = sprof_pacer_aim_woke(&aim, late, pl.ok && !kicked && sched_getcpu() == pl.pin.here);
     }
 }
 
