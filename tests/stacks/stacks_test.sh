@@ -90,7 +90,11 @@ ok_complete_after_passes() {
 
 case $MODE in
 qsort4k)
-    ok_complete
+    # its 4 KiB buffer plus qsort's frames need more than the first copy:
+    # cut until the writer's first pass has seen it (the first 0-9 ms;
+    # 98.9 % complete over the whole run once in a loaded full ctest,
+    # 2026-11-29), as the deep and frame cases
+    ok_complete_after_passes
     s=$(share "main;busy_main;qsort")
     awk -v s="$s" 'BEGIN { exit !(s >= 90) }' || fail "main;busy_main;qsort carries $s% (want >= 90)" ;;
 snprintf)
