@@ -226,6 +226,7 @@ static int info(sprof_trace *t, FILE *o)
     struct sprof_rec_stats st;
     memset(&st, 0, sizeof st);
     uint64_t samples = 0, weight = 0, kweight = 0, ksamples = 0, offcpu = 0, trunc = 0, scanned = 0, mappings = 0, frames = 0, cands = 0;
+    uint64_t partial = 0; /* records that count their weight's share of a period (trace_format.h) */
     uint64_t bytes = 0;
     struct thread_sum *th = NULL;
     struct thread_slot *slots = NULL;
@@ -282,6 +283,7 @@ static int info(sprof_trace *t, FILE *o)
                 }
                 if (s->flags & SPROF_SAMPLE_TRUNCATED) trunc++;
                 if (s->flags & SPROF_SAMPLE_FP_SCANNED) scanned++;
+                if (s->flags & SPROF_SAMPLE_PARTIAL) partial++;
                 frames += s->nframes;
                 cands += s->ncand;
                 bytes += sprof_trace_offset(t) - off;
@@ -313,7 +315,9 @@ static int info(sprof_trace *t, FILE *o)
     fprintf(o, "mode:            %s\n", iv.mode == SPROF_MODE_WALL ? "wall" : "cpu");
     fprintf(o, "mechanism:       %s\n", sprof_mechanism_name(iv.mechanism));
     fprintf(o, "hz asked:        %u\n", iv.hz);
-    fprintf(o, "samples:         %" PRIu64 " (%" PRIu64 " off-CPU, %" PRIu64 " fp-scanned)\n", samples, offcpu, scanned);
+    fprintf(o, "samples:         %" PRIu64 " (%" PRIu64 " off-CPU, %" PRIu64 " fp-scanned", samples, offcpu, scanned);
+    if (partial) fprintf(o, ", %" PRIu64 " partial: each counts its weight's share of a period", partial);
+    fprintf(o, ")\n");
     fprintf(o, "sampled weight:  %.3f s\n", (double)weight / 1e9);
     if (have_stats) {
         fprintf(o, "CPU seconds:     %.3f (profiled threads)\n", cpu_s);

@@ -237,6 +237,7 @@ struct sprof_thread {
     uint32_t perf_cut_n, perf_fit_n; /* writer: samples cut by the copy / fully within it */
     uint32_t perf_off_n, perf_offcut_n; /* writer: samples off the thread's stack / those of them cut */
     uint32_t perf_resizes;
+    _Atomic uint32_t perf_gen;       /* odd while the writer replaces the event (perf_adapt.c), then one more */
     /* perf_assist.c: a thread whose stacks no copy holds is also signalled
      * at each overflow, and its handler walks the live stack */
     _Atomic int assist_on;           /* the handler takes perf overflow signals (set by the writer) */
@@ -250,6 +251,7 @@ struct sprof_thread {
     uint64_t phase_kicks_seen;       /* writer: phase_kicks at its last look */
     uint64_t phase_quiet_ns;         /* writer: sampled CPU since the kicks last moved */
     uint8_t phase_live;              /* writer: the kicks land; the period is shortened for them */
+    struct sprof_perf_kicks *kicks;  /* writer: the kicks' walks and counts, until a sample passes them */
     uint8_t phase_tried;             /* writer: the phase event was opened, or could not be */
     /* perf_ktick.c, with the tick kernel sampler (writer): the CPU the task
      * clock counted over the user samples, the kernel time the tick
@@ -625,7 +627,21 @@ SPROF_HIDDEN int sprof_perf_signal_owner(int fd, pid_t tid); /* signal tid at ea
 SPROF_HIDDEN void sprof_perf_phase_begin(struct sprof_thread *t); /* writer */
 SPROF_HIDDEN void sprof_perf_phase_disable(struct sprof_thread *t);
 SPROF_HIDDEN void sprof_perf_phase_close(struct sprof_thread *t);
-SPROF_HIDDEN int sprof_perf_phase_signal(struct sprof_thread *t, int fd); /* signal handler */
+SPROF_HIDDEN int sprof_perf_phase_signal(struct sprof_thread *t, int fd, void *uc); /* signal handler */
+/* a ring record that is a phase kick's walk, its weight_ns the sampling
+ * event's count at the kick: never written out as it is */
+#define SPROF_SAMPLE_KICK_ENTRY (1u << 29)
+SPROF_HIDDEN void sprof_perf_phase_take(struct sprof_thread *t, const void *rec, uint32_t len); /* writer */
+/* Writer, before a sample whose count is `count`: the kicks before it, as
+ * records of the CPU each one's restart dropped (*rec in buf, *size), one
+ * per call while it returns 1 */
+SPROF_HIDDEN int sprof_perf_phase_next_kick(struct sprof_thread *t, uint64_t count, void *buf, uint32_t cap,
+                                            uint32_t *size, uint64_t *dropped_ns);
+SPROF_HIDDEN void sprof_perf_phase_free(struct sprof_thread *t);
+/* Writer: the thread's last sample written, whose count was `count`; and
+ * it again, if the count is still that (NULL: not kept) */
+SPROF_HIDDEN void sprof_perf_phase_note_sample(struct sprof_thread *t, const void *rec, uint32_t len, uint64_t count);
+SPROF_HIDDEN const void *sprof_perf_phase_last_sample(const struct sprof_thread *t, uint64_t count, uint32_t *len);
 /* perf_ktick.c: the user samples' periods scaled to the CPU less the tick's kernel time (writer) */
 SPROF_HIDDEN void sprof_perf_ktick_kernel(struct sprof_thread *t, uint64_t ns);
 SPROF_HIDDEN uint64_t sprof_perf_ktick_weight(struct sprof_thread *t, uint64_t period_ns, uint64_t advance_ns);
@@ -646,6 +662,9 @@ SPROF_HIDDEN uint64_t sprof_perf_assist_hash(const uint8_t *p, uint32_t n);
 /* signal_sampler.c: the live stack at an interrupted context (rec's fixed part filled) */
 SPROF_HIDDEN uint32_t sprof_signal_walk(struct sprof_thread *t, struct sprof_rec_sample *rec, uint64_t pc,
                                         uint64_t sp, uint64_t fp);
+/* ... and the interrupted rbx after the walk, as the offline unwinder wants it (a sample record's) */
+SPROF_HIDDEN uint32_t sprof_signal_walk_rbx(struct sprof_thread *t, struct sprof_rec_sample *rec, uint64_t pc,
+                                           uint64_t sp, uint64_t fp, uint64_t rbx);
 SPROF_HIDDEN int sprof_perf_probe(void);                /* can this process use perf_event? */
 SPROF_HIDDEN int sprof_perf_probe_kernel(void); /* ... and sample kernel mode with it? */
 SPROF_HIDDEN int sprof_perf_thread_start(struct sprof_thread *t);
@@ -664,6 +683,7 @@ static inline uint64_t sprof_xorshift64(uint64_t *state)
 }
 /* perf_period.c: the sample period, adjusted to the rate delivered and dithered */
 #define SPROF_PERF_DITHER_SAMPLES 1024u /* samples between two changes of a thread's period */
+SPROF_HIDDEN void sprof_perf_period_note_part(struct sprof_thread *t, uint64_t task_clock_ns);
 SPROF_HIDDEN void sprof_perf_period_note(struct sprof_thread *t, uint64_t task_clock_ns); /* per sample */
 SPROF_HIDDEN void sprof_perf_period_update(struct sprof_thread *t);                      /* per drain */
 SPROF_HIDDEN int32_t sprof_perf_dither_next(int32_t *pending, uint64_t random); /* ppm */

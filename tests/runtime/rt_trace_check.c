@@ -83,9 +83,12 @@ static int each(sprof_trace *t, sample_fn fn, void *ctx)
 }
 
 struct counts {
-    uint64_t samples, ends, have_info, pid, mech, libc_lo[8], libc_hi[8];
+    uint64_t samples, ends, have_info, pid, mech, hz, libc_lo[8], libc_hi[8];
     int nlibc;
-    uint64_t per_tid_n[MAXT], per_tid_w[MAXT];
+    /* per_tid_n: samples as the format counts them (a PARTIAL, THREAD_TAIL
+     * or KERNEL_TICK sample: its weight's share of a period, the fractions
+     * carried in per_tid_frac) */
+    uint64_t per_tid_n[MAXT], per_tid_w[MAXT], per_tid_frac[MAXT];
     uint32_t tids[MAXT];
     int ntids;
 };
@@ -100,7 +103,15 @@ static void count_cb(const sprof_trace_record *r, void *ctx)
         }
         if (i == c->ntids && c->ntids < MAXT) c->tids[c->ntids++] = r->u.sample.tid;
         if (i < MAXT) {
-            c->per_tid_n[i]++;
+            uint32_t by_weight = SPROF_SAMPLE_PARTIAL | SPROF_SAMPLE_THREAD_TAIL | SPROF_SAMPLE_KERNEL_TICK;
+            uint64_t period = c->hz ? 1000000000ull / c->hz : 0;
+            if ((r->u.sample.flags & by_weight) && period) {
+                uint64_t total = c->per_tid_frac[i] + r->u.sample.weight_ns;
+                c->per_tid_n[i] += total / period;
+                c->per_tid_frac[i] = total % period;
+            } else {
+                c->per_tid_n[i]++;
+            }
             c->per_tid_w[i] += r->u.sample.weight_ns;
         }
     } else if (r->type == SPROF_REC_END) {
@@ -109,6 +120,7 @@ static void count_cb(const sprof_trace_record *r, void *ctx)
         c->have_info = 1;
         c->pid = r->u.info.pid;
         c->mech = r->u.info.mechanism;
+        c->hz = r->u.info.hz;
     } else if (r->type == SPROF_REC_MAPPING && strstr(r->u.mapping.path, "/libc.so") && c->nlibc < 8) {
         c->libc_lo[c->nlibc] = r->u.mapping.start;
         c->libc_hi[c->nlibc++] = r->u.mapping.end;

@@ -124,10 +124,11 @@ enum sprof_sample_flags {
      * = tick): it stands for all the kernel time since the previous tick,
      * its weight, which is many periods of the asked rate. */
     SPROF_SAMPLE_KERNEL_TICK = 1u << 11,
-    /* A user-time sample that stands for part of its period (the cpuclock
-     * pacer's signal landed after a page fault: the kernel time the tick
-     * sampler recorded there is off its weight). Counted by weight, as
-     * KERNEL_TICK. */
+    /* A sample that stands for part of a period: the cpuclock pacer's
+     * signal landed after a page fault (the kernel time the tick sampler
+     * recorded there is off its weight); or (2.7) perf_event's half of the
+     * CPU a phase kick's restart dropped, at the kick's stack or the
+     * previous sample's. Counted by weight, as KERNEL_TICK. */
     SPROF_SAMPLE_PARTIAL = 1u << 12,
     /* (1.2) The frame-pointer chain went on above the stack words the
      * sampler could record (the perf_event stack copy, SPROF_SCAN_MAX, the

@@ -87,6 +87,7 @@ static void fork_child(void)
         if (atomic_load(&t->state) == SLOT_FREE) continue;
         if (t->perf_base) munmap(t->perf_base, t->perf_len);
         sprof_perf_assist_free(t);
+        sprof_perf_phase_free(t);
         if (t->altstack) munmap(t->altstack, t->altstack_len);
         t->perf_base = t->altstack = NULL;
         t->perf_fd = t->phase_fd = -1;

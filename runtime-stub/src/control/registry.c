@@ -281,6 +281,7 @@ void sprof_thread_unregister(void)
 void sprof_thread_release_perf(struct sprof_thread *t)
 {
     sprof_perf_assist_free(t);
+    sprof_perf_phase_free(t);
     if (t->perf_base) munmap(t->perf_base, t->perf_len);
     t->perf_base = NULL;
     sprof_fd_close(&t->perf_fd);

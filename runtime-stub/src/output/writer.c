@@ -445,6 +445,10 @@ static void append_sample(const void *rec, uint32_t len)
         sprof_perf_assist_take(draining, rec, len); /* a walk for a perf sample, not a sample */
         return;
     }
+    if (draining && len >= sizeof *r && r->h.type == SPROF_REC_SAMPLE && (r->flags & SPROF_SAMPLE_KICK_ENTRY)) {
+        sprof_perf_phase_take(draining, rec, len); /* a phase kick's walk: a sample once its count is placed */
+        return;
+    }
     if (len >= sizeof *r && r->h.type == SPROF_REC_SAMPLE) {
         sprof_maps_cover(r->pc);
         /* not in perf_event's user samples too (perf_ktick.c) */
@@ -714,8 +718,9 @@ uint32_t sprof_drain_all(void)
         announce_thread(t, st == SLOT_ACTIVE, now);
         fill = 0;
         /* the ring first where perf samples depend on it: the walks they
-         * join, the kernel time the tick recorded (perf_ktick.c) */
-        if (t->ring.buf && (t->assist || perf_with_tick())) {
+         * join, the phase kicks between them (perf_phase.c), the kernel
+         * time the tick recorded (perf_ktick.c) */
+        if (t->ring.buf && (t->assist || t->kicks || perf_with_tick())) {
             draining = t;
             sprof_ring_drain(&t->ring, append_sample);
             draining = NULL;

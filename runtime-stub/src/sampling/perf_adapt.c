@@ -100,6 +100,7 @@ static void resize_copy(struct sprof_thread *t, uint32_t bytes)
         atomic_store(&t->attach, a);
         return;
     }
+    atomic_fetch_add(&t->perf_gen, 1); /* odd: a phase kick's count now is no count of the thread's */
     ioctl(old, PERF_EVENT_IOC_DISABLE, 0);
     sprof_perf_drain_ring(t);
     uint64_t count = sprof_perf_count(t); /* base included: where the new event's count starts */
@@ -109,7 +110,8 @@ static void resize_copy(struct sprof_thread *t, uint32_t bytes)
     t->perf_base = base;
     t->perf_len = len;
     t->perf_stack = bytes;
-    t->perf_count_base = count;
+    __atomic_store_n(&t->perf_count_base, count, __ATOMIC_RELAXED); /* its kick handler reads it */
+    atomic_fetch_add(&t->perf_gen, 1);
     if (!sprof_control_paused()) sprof_perf_thread_enable(t);
     /* the writer passes often enough that the ring stays at most 1/4 full */
     uint64_t fits = (len - (uint64_t)sysconf(_SC_PAGESIZE)) / (bytes + 300u);

@@ -182,6 +182,15 @@ static int phase_live(struct sprof_thread *t)
     return t->phase_quiet_ns < 4 * sprof_perf_phase_mean_ns();
 }
 
+/* A phase kick's record (perf_phase.c): the part of a period its restart
+ * dropped, counted as that much of a sample. */
+void sprof_perf_period_note_part(struct sprof_thread *t, uint64_t task_clock_ns)
+{
+    note_phase(t, task_clock_ns);
+    t->perf_win_cpu += task_clock_ns;
+    t->perf_win_periods += task_clock_ns;
+}
+
 void sprof_perf_period_note(struct sprof_thread *t, uint64_t task_clock_ns)
 {
     note_phase(t, task_clock_ns);
@@ -201,7 +210,9 @@ void sprof_perf_period_update(struct sprof_thread *t)
          * without their share, from which the measurement goes on (the
          * share at the mean spacing of the kicks: a start, measured next) */
         t->phase_live = (uint8_t)live;
-        t->perf_base_period = live ? sprof_perf_phase_base(base_period(t), sprof_perf_phase_mean_ns()) : 0;
+        /* (none where the kicks' records count what they drop) */
+        t->perf_base_period = !live ? 0 : t->kicks ? base_period(t)
+                                                   : sprof_perf_phase_base(base_period(t), sprof_perf_phase_mean_ns());
         t->perf_win_n = t->perf_win_cpu = t->perf_win_periods = 0;
         set_period(t, base_period(t));
         return;

@@ -27,19 +27,74 @@
  * where the thread runs, and the three ioctls are on the thread's own
  * events (no cross-CPU call).
  *
- * The dropped part of the period under way (half a period on average) is
- * made up by a shorter period while the kicks land: P x 2K / (2K + P) to
- * start with, then the delivered rate measured (perf_period.c: the base
- * period's adjustment, and the check that the kicks land). */
+ * The part of the period under way that the restart drops (half a period
+ * on average) is CPU no sample of the event stands for. Left to the next
+ * sample, a period after the kick, it went to wherever the thread was
+ * then; and the kicks come in user mode only, so the sample after one is a
+ * period after user code: acc_pagefault at 4 kHz, whose compute is about a
+ * period long, read its page-touching method 2.5-2.9 pp high by cpu weight
+ * (1.2-1.4 by samples) against 0.1-0.4 without kicks. So the handler reads
+ * the event's count before the restart and walks the stack it interrupted;
+ * the writer splits the dropped stretch (from the previous sample's count
+ * to the kick's) between the two stacks at its ends, as PARTIAL samples
+ * (perf_sampler.c's emit_kicks), and the sample after the kick stands for
+ * its own period. With the tick kernel sampler
+ * the user samples' periods are scaled instead (perf_ktick.c), and where
+ * a kick's walk cannot be kept (no ring room) the dropped part goes to
+ * the next sample as before; the delivered-rate adjustment (perf_period.c)
+ * makes up what no record counts. */
 #define _GNU_SOURCE
 #include <fcntl.h>
 #include <linux/perf_event.h>
 #include <string.h>
 #include <sys/ioctl.h>
+#include <sys/mman.h>
 #include <sys/syscall.h>
 #include <unistd.h>
 
 #include "rt_internal.h"
+
+enum {
+    KICK_BYTES = 64 * 1024, /* the kicks' walks the writer keeps per thread until a sample passes them */
+    LAST_BYTES = 32 * 1024  /* the thread's last sample, kept for the next kick's other half */
+};
+
+/* Writer only. Records back to back in buf[head, tail), each a walk whose
+ * weight_ns is the sampling event's count at its kick; and the thread's
+ * last sample written (last_len 0: none, or too large), at last_count. */
+struct sprof_perf_kicks {
+    uint32_t head, tail;
+    uint32_t last_len;
+    uint64_t last_count;
+    uint8_t buf[KICK_BYTES];
+    uint8_t last[LAST_BYTES];
+};
+
+/* Where the handler's walks of the kicks go (perf_assist.c sets up the same
+ * for its walks): a scratch record, the thread's ring, and the writer's
+ * store. Only where kernel mode is sampled: with the tick sampler the user
+ * samples' periods are scaled instead. */
+static void kicks_ready(struct sprof_thread *t)
+{
+    if (t->kicks || g_sprof.ksample != SPROF_KSAMPLE_PERF) return;
+    if (!t->scratch) {
+        uint32_t need = sprof_thread_scratch_bytes();
+        void *p = mmap(NULL, need, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+        if (p == MAP_FAILED) return;
+        t->scratch = p;
+        t->scratch_cap = need;
+    }
+    if (!t->ring.buf && sprof_ring_init(&t->ring, sprof_thread_ring_bytes()) != 0) return;
+    void *k = mmap(NULL, sizeof *t->kicks, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+    if (k == MAP_FAILED) return;
+    t->kicks = k;
+}
+
+void sprof_perf_phase_free(struct sprof_thread *t)
+{
+    if (t->kicks) munmap(t->kicks, sizeof *t->kicks);
+    t->kicks = NULL;
+}
 
 /* A stretch uniform in [K/2, 3K/2] from *rng (seeded here if 0). Each
  * thread's handler has its own; the writer draws the first stretches from
@@ -71,6 +126,7 @@ void sprof_perf_phase_begin(struct sprof_thread *t)
     t->phase_tried = 1;
     if (!g_sprof.sig && sprof_signal_install() != 0) return;
     if (!sprof_signal_still_ours()) return;
+    kicks_ready(t); /* before the first kick can come */
     struct perf_event_attr a;
     memset(&a, 0, sizeof a);
     a.size = sizeof a;
@@ -92,7 +148,7 @@ void sprof_perf_phase_begin(struct sprof_thread *t)
     /* One overflow, then the event disables itself until the handler arms
      * it again: a thread that keeps the signal blocked has one kick
      * pending, never a queue of them (a real-time signal queues each). */
-    atomic_store_explicit(&t->phase_on, 1, memory_order_relaxed);
+    atomic_store_explicit(&t->phase_on, 1, memory_order_release); /* kicks_ready's buffers before */
     if (ioctl(fd, PERF_EVENT_IOC_REFRESH, 1) != 0) {
         atomic_store_explicit(&t->phase_on, 0, memory_order_relaxed);
         sprof_fd_close(&t->phase_fd);
@@ -115,20 +171,116 @@ void sprof_perf_phase_close(struct sprof_thread *t)
     sprof_fd_close(&t->phase_fd);
 }
 
+/* Handler: the stack the kick interrupted, with the event's count then
+ * (in weight_ns) and the event's generation (flags bits 16-27: a count of
+ * an event the writer has since replaced is another clock's). */
+static void record_kick(struct sprof_thread *t, void *uc, uint64_t count, uint32_t gen)
+{
+    if (!atomic_load_explicit(&g_sprof.running, memory_order_relaxed) || sprof_control_paused()) return;
+    uint64_t pc, sp, fp;
+    sprof_regs_from_ucontext(uc, &pc, &sp, &fp);
+    struct sprof_rec_sample *rec = (struct sprof_rec_sample *)t->scratch;
+    memset(rec, 0, sizeof *rec);
+    rec->tid = t->tid;
+    rec->time_ns = sprof_now_ns(CLOCK_MONOTONIC);
+    uint32_t size = sprof_signal_walk_rbx(t, rec, pc, sp, fp, sprof_rbx_from_ucontext(uc));
+    if (!size) return;
+    rec->flags = (rec->flags & 0xffffu) | SPROF_SAMPLE_KICK_ENTRY | ((gen & 0xfffu) << 16);
+    rec->weight_ns = count;
+    rec->h.size = size;
+    void *dst = sprof_ring_reserve(&t->ring, size);
+    if (!dst) return; /* the dropped part goes to the next sample */
+    memcpy(dst, rec, size);
+    sprof_ring_commit(&t->ring, size);
+}
+
 /* Signal handler, on the thread: is this its kick (the phase event's last
- * overflow: POLL_HUP)? Then restart its sampling period here, draw the
- * next stretch and arm the event for it. */
-int sprof_perf_phase_signal(struct sprof_thread *t, int fd)
+ * overflow: POLL_HUP)? Then restart its sampling period here (its count
+ * and stack first recorded, where they can be), draw the next stretch and
+ * arm the event for it. */
+int sprof_perf_phase_signal(struct sprof_thread *t, int fd, void *uc)
 {
     int kick = sprof_fd_load(&t->phase_fd);
     if (kick < 0 || fd != kick) return 0;
-    if (!atomic_load_explicit(&t->phase_on, memory_order_relaxed)) return 1;
+    if (!atomic_load_explicit(&t->phase_on, memory_order_acquire)) return 1;
     atomic_fetch_add_explicit(&t->phase_kicks, 1, memory_order_relaxed);
+    uint32_t gen = atomic_load(&t->perf_gen);
     int ev = sprof_fd_load(&t->perf_fd);
-    uint64_t p = sprof_perf_period_now(t);
+    uint64_t p = sprof_perf_period_now(t), count = 0;
+    /* the count where the restart drops the period under way */
+    int keep = t->kicks && t->scratch && t->ring.buf && uc && ev >= 0 && !(gen & 1u) &&
+               read(ev, &count, sizeof count) == (ssize_t)sizeof count;
     if (ev >= 0) ioctl(ev, PERF_EVENT_IOC_PERIOD, &p);
+    uint64_t base = __atomic_load_n(&t->perf_count_base, __ATOMIC_RELAXED);
+    if (keep && atomic_load(&t->perf_gen) == gen) record_kick(t, uc, count + base, gen);
     uint64_t next = draw(&t->phase_rng, t->tid);
     ioctl(kick, PERF_EVENT_IOC_PERIOD, &next);
     ioctl(kick, PERF_EVENT_IOC_REFRESH, 1);
     return 1;
+}
+
+/* Writer: a kick's walk from the thread's ring, kept until a sample passes
+ * its count. One of an event since replaced (perf_adapt.c) is dropped. */
+void sprof_perf_phase_take(struct sprof_thread *t, const void *rec, uint32_t len)
+{
+    struct sprof_perf_kicks *k = t->kicks;
+    const struct sprof_rec_sample *r = rec;
+    if (!k || len < sizeof *r || (len & 7u) || len > sizeof k->buf) return;
+    if (((r->flags >> 16) & 0xfffu) != (atomic_load(&t->perf_gen) & 0xfffu)) return;
+    if (k->tail + len > sizeof k->buf) { /* move what is left to the front, dropping the oldest if need be */
+        while (k->head < k->tail && k->tail - k->head + len > sizeof k->buf) {
+            const struct sprof_rec_sample *old = (const void *)(k->buf + k->head);
+            k->head += old->h.size;
+        }
+        memmove(k->buf, k->buf + k->head, k->tail - k->head);
+        k->tail -= k->head;
+        k->head = 0;
+    }
+    struct sprof_rec_sample *dst = (void *)(k->buf + k->tail);
+    memcpy(dst, rec, len);
+    dst->h.size = len;
+    dst->flags &= 0xffffu & ~(uint32_t)SPROF_SAMPLE_KICK_ENTRY;
+    k->tail += len;
+}
+
+void sprof_perf_phase_note_sample(struct sprof_thread *t, const void *rec, uint32_t len, uint64_t count)
+{
+    struct sprof_perf_kicks *k = t->kicks;
+    if (!k) return;
+    k->last_len = len <= sizeof k->last ? len : 0;
+    if (k->last_len) memcpy(k->last, rec, len);
+    k->last_count = count;
+}
+
+const void *sprof_perf_phase_last_sample(const struct sprof_thread *t, uint64_t count, uint32_t *len)
+{
+    const struct sprof_perf_kicks *k = t->kicks;
+    if (!k || !k->last_len || k->last_count != count) return NULL;
+    *len = k->last_len;
+    return k->last;
+}
+
+int sprof_perf_phase_next_kick(struct sprof_thread *t, uint64_t count, void *buf, uint32_t cap, uint32_t *size,
+                               uint64_t *dropped_ns)
+{
+    struct sprof_perf_kicks *k = t->kicks;
+    while (k && k->head < k->tail) {
+        const struct sprof_rec_sample *r = (const void *)(k->buf + k->head);
+        uint32_t len = r->h.size;
+        uint64_t at = r->weight_ns;
+        if (at > count) return 0; /* after this sample: kept for a later one */
+        k->head += len;
+        if (k->head == k->tail) k->head = k->tail = 0;
+        uint64_t last = t->perf_last_count;
+        /* before the previous sample (the event's count then was not the
+         * thread's: its set-up, sprof's own work), or more than the
+         * period under way apart from it: nothing a restart dropped */
+        if (at <= last || at - last > 2 * sprof_perf_period_now(t) || len > cap) continue;
+        memcpy(buf, r, len);
+        *size = len;
+        *dropped_ns = at - last;
+        t->perf_last_count = at;
+        return 1;
+    }
+    return 0;
 }

@@ -319,6 +319,61 @@ static int in_own_work(const uint64_t *regs, const uint64_t *chain, uint32_t n, 
     return 0;
 }
 
+static uint8_t kick_buf[64 * 1024] __attribute__((aligned(8)));
+
+static uint8_t half_buf[32 * 1024] __attribute__((aligned(8)));
+
+/* A PARTIAL record of rec's stack standing for w of CPU. */
+static void emit_part(struct sprof_thread *t, struct sprof_rec_sample *rec, uint32_t size, uint64_t w)
+{
+    rec->weight_ns = w;
+    rec->flags |= SPROF_SAMPLE_PARTIAL;
+    sprof_count_sample(t, rec);
+    sprof_out_append(rec, size);
+}
+
+/* The phase kicks before a sample whose count is `value` (perf_phase.c).
+ * A kick comes in user mode only, so the stretch its restart dropped (from
+ * the previous sample to the kick) does not end at a point independent of
+ * the program, as a period of the grid does: it is split between its two
+ * ends, as the trapezoid rule does, half to the previous sample's stack and
+ * half to the kick's (PARTIAL records, weighed as the samples are). At
+ * 4 kHz, 5 runs each alternated, worst error by cpu weight: acc_pagefault
+ * 1.98-2.88 pp with the stretch on the sample after the kick (as before
+ * these records: a period after user code, its page-touching method high)
+ * -> 0.72-1.07, acc_io 0.22-1.41 -> 0.50-1.34. All of it at the kick read
+ * acc_io's compute 1.0-2.0 pp high (a stretch that ends at a kick began in
+ * the system calls before it as often as not); the period after the kick
+ * split the same way as well read alike (0.24-1.13, 0.18-1.19). Where the
+ * previous sample is not kept, all of it goes to the kick; a kick in
+ * sprof's own code leaves its stretch to the next sample. */
+static void emit_kicks(struct sprof_thread *t, uint64_t value)
+{
+    uint32_t size;
+    uint64_t dropped;
+    for (uint64_t prev = t->perf_last_count;
+         sprof_perf_phase_next_kick(t, value, kick_buf, sizeof kick_buf, &size, &dropped);
+         prev = t->perf_last_count) {
+        struct sprof_rec_sample *k = (struct sprof_rec_sample *)(void *)kick_buf;
+        if (in(k->pc, own_lo, own_hi)) {
+            t->perf_last_count -= dropped;
+            continue;
+        }
+        uint64_t w = sprof_perf_clock_scale(t, dropped);
+        g_sprof.clock_excess_ns += dropped - w;
+        sprof_perf_period_note_part(t, dropped);
+        sprof_maps_cover(k->pc);
+        uint32_t last_len;
+        const void *last = sprof_perf_phase_last_sample(t, prev, &last_len);
+        if (last && last_len <= sizeof half_buf && w >= 2) {
+            memcpy(half_buf, last, last_len);
+            emit_part(t, (struct sprof_rec_sample *)(void *)half_buf, last_len, w / 2);
+            w -= w / 2;
+        }
+        emit_part(t, k, size, w);
+    }
+}
+
 static void handle_sample(struct sprof_thread *t, const uint8_t *p, uint32_t len, int kernel_mode)
 {
     const uint8_t *end = p + len;
@@ -365,6 +420,7 @@ static void handle_sample(struct sprof_thread *t, const uint8_t *p, uint32_t len
         if (nk < 512) kchain[nk++] = ip;
     }
     if (abi == PERF_SAMPLE_REGS_ABI_NONE) return; /* no user context (cannot happen with exclude_kernel) */
+    if (t->kicks) emit_kicks(t, value + t->perf_count_base);
     uint64_t stop_time = atomic_load_explicit(&g_sprof.stop_time_ns, memory_order_relaxed);
     if (in_own_work(regs, kchain, nk, dump, dyn) || (stop_time && time >= stop_time) ||
         time < atomic_load_explicit(&g_sprof.start_done_ns, memory_order_relaxed)) {
@@ -422,6 +478,7 @@ static void handle_sample(struct sprof_thread *t, const uint8_t *p, uint32_t len
     size = sprof_add_rbx(rec, rec_cap, REG_BX(regs), stack_hi); /* after: it is no stack word */
     sprof_count_sample(t, rec);
     sprof_out_append(rec, size);
+    if (t->kicks) sprof_perf_phase_note_sample(t, rec, size, value);
 }
 
 /* Bytes of sample data in a thread's perf ring (after its header page). */
