@@ -684,6 +684,7 @@ static inline uint64_t sprof_xorshift64(uint64_t *state)
 /* perf_period.c: the sample period, adjusted to the rate delivered and dithered */
 #define SPROF_PERF_DITHER_SAMPLES 1024u /* samples between two changes of a thread's period */
 SPROF_HIDDEN void sprof_perf_period_note_part(struct sprof_thread *t, uint64_t task_clock_ns);
+SPROF_HIDDEN void sprof_perf_period_note_lost(struct sprof_thread *t, uint64_t task_clock_ns);
 SPROF_HIDDEN void sprof_perf_period_note(struct sprof_thread *t, uint64_t task_clock_ns); /* per sample */
 SPROF_HIDDEN void sprof_perf_period_update(struct sprof_thread *t);                      /* per drain */
 SPROF_HIDDEN int32_t sprof_perf_dither_next(int32_t *pending, uint64_t random); /* ppm */

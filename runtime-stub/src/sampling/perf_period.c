@@ -191,6 +191,13 @@ void sprof_perf_period_note_part(struct sprof_thread *t, uint64_t task_clock_ns)
     t->perf_win_periods += task_clock_ns;
 }
 
+/* A sample dropped as sprof's own work: CPU of the thread no sample
+ * stands for, which the delivered rate counts. */
+void sprof_perf_period_note_lost(struct sprof_thread *t, uint64_t task_clock_ns)
+{
+    t->perf_win_cpu += task_clock_ns;
+}
+
 void sprof_perf_period_note(struct sprof_thread *t, uint64_t task_clock_ns)
 {
     note_phase(t, task_clock_ns);
