@@ -659,12 +659,11 @@ SPROF_HIDDEN uint32_t sprof_perf_assist_join(struct sprof_thread *t, struct spro
 SPROF_HIDDEN void sprof_perf_assist_free(struct sprof_thread *t);
 /* the hash of the stack bytes above sp both sides compare (FNV-1a) */
 SPROF_HIDDEN uint64_t sprof_perf_assist_hash(const uint8_t *p, uint32_t n);
-/* signal_sampler.c: the live stack at an interrupted context (rec's fixed part filled) */
-SPROF_HIDDEN uint32_t sprof_signal_walk(struct sprof_thread *t, struct sprof_rec_sample *rec, uint64_t pc,
-                                        uint64_t sp, uint64_t fp);
-/* ... and the interrupted rbx after the walk, as the offline unwinder wants it (a sample record's) */
-SPROF_HIDDEN uint32_t sprof_signal_walk_rbx(struct sprof_thread *t, struct sprof_rec_sample *rec, uint64_t pc,
-                                           uint64_t sp, uint64_t fp, uint64_t rbx);
+/* The thread's stack where the signal interrupted it (uc), walked as the
+ * cpuclock handler walks, into the thread's scratch record (tid, time set;
+ * the interrupted rbx after the walk where rbx, as the offline unwinder
+ * wants it): its size, 0 if none. Handler only. */
+SPROF_HIDDEN uint32_t sprof_signal_walk_context(struct sprof_thread *t, void *uc, int rbx);
 SPROF_HIDDEN int sprof_perf_probe(void);                /* can this process use perf_event? */
 SPROF_HIDDEN int sprof_perf_probe_kernel(void); /* ... and sample kernel mode with it? */
 SPROF_HIDDEN int sprof_perf_thread_start(struct sprof_thread *t);

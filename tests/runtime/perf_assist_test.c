@@ -28,9 +28,9 @@ int sprof_ring_init(struct sprof_ring *r, uint32_t cap) { (void)r, (void)cap; re
 void *sprof_ring_reserve(struct sprof_ring *r, uint32_t len) { (void)r, (void)len; return NULL; }
 void sprof_ring_commit(struct sprof_ring *r, uint32_t len) { (void)r, (void)len; }
 void sprof_regs_from_ucontext(void *uc, uint64_t *pc, uint64_t *sp, uint64_t *fp) { (void)uc, *pc = *sp = *fp = 0; }
-uint32_t sprof_signal_walk(struct sprof_thread *t, struct sprof_rec_sample *rec, uint64_t pc, uint64_t sp, uint64_t fp)
+uint32_t sprof_signal_walk_context(struct sprof_thread *t, void *uc, int rbx)
 {
-    (void)t, (void)rec, (void)pc, (void)sp, (void)fp;
+    (void)t, (void)uc, (void)rbx;
     return 0;
 }
 /* the signal trampoline's syscall returns here in this test */

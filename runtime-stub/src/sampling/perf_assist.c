@@ -113,14 +113,11 @@ void sprof_perf_assist_signal(struct sprof_thread *t, int fd, void *uc)
 {
     if (!atomic_load_explicit(&g_sprof.running, memory_order_relaxed) || sprof_control_paused()) return;
     if (fd != sprof_fd_load(&t->perf_fd) || !t->scratch || !t->ring.buf) return;
+    uint32_t size = sprof_signal_walk_context(t, uc, 0);
+    if (!size) return;
+    struct sprof_rec_sample *rec = (struct sprof_rec_sample *)t->scratch;
     uint64_t pc, sp, fp;
     sprof_regs_from_ucontext(uc, &pc, &sp, &fp);
-    struct sprof_rec_sample *rec = (struct sprof_rec_sample *)t->scratch;
-    memset(rec, 0, sizeof *rec);
-    rec->tid = t->tid;
-    rec->time_ns = sprof_now_ns(CLOCK_MONOTONIC);
-    uint32_t size = sprof_signal_walk(t, rec, pc, sp, fp);
-    if (!size) return;
     /* the words just above sp, as the copy has them: on the thread's own
      * stack up to HASH_BYTES, elsewhere (an alternate stack) within sp's page */
     uint64_t room = sp >= t->stack_lo && sp < t->stack_hi ? t->stack_hi - sp : 4096 - (sp & 4095);

@@ -177,14 +177,9 @@ void sprof_perf_phase_close(struct sprof_thread *t)
 static void record_kick(struct sprof_thread *t, void *uc, uint64_t count, uint32_t gen)
 {
     if (!atomic_load_explicit(&g_sprof.running, memory_order_relaxed) || sprof_control_paused()) return;
-    uint64_t pc, sp, fp;
-    sprof_regs_from_ucontext(uc, &pc, &sp, &fp);
-    struct sprof_rec_sample *rec = (struct sprof_rec_sample *)t->scratch;
-    memset(rec, 0, sizeof *rec);
-    rec->tid = t->tid;
-    rec->time_ns = sprof_now_ns(CLOCK_MONOTONIC);
-    uint32_t size = sprof_signal_walk_rbx(t, rec, pc, sp, fp, sprof_rbx_from_ucontext(uc));
+    uint32_t size = sprof_signal_walk_context(t, uc, 1);
     if (!size) return;
+    struct sprof_rec_sample *rec = (struct sprof_rec_sample *)t->scratch;
     rec->flags = (rec->flags & 0xffffu) | SPROF_SAMPLE_KICK_ENTRY | ((gen & 0xfffu) << 16);
     rec->weight_ns = count;
     rec->h.size = size;

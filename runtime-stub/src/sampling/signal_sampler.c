@@ -178,28 +178,21 @@ static void walk_mem_at(const struct sprof_thread *t, uint64_t sp, struct sprof_
 
 /* The stack at the interrupted context, walked from live memory into rec
  * (its fixed part filled by the caller): perf_assist.c's handler half. */
-static uint32_t signal_walk(struct sprof_thread *t, struct sprof_rec_sample *rec, uint64_t pc, uint64_t sp,
-                            uint64_t fp, const uint64_t *rbx)
+uint32_t sprof_signal_walk_context(struct sprof_thread *t, void *uc, int rbx)
 {
+    uint64_t pc, sp, fp;
+    sprof_regs_from_ucontext(uc, &pc, &sp, &fp);
+    struct sprof_rec_sample *rec = (struct sprof_rec_sample *)t->scratch;
+    memset(rec, 0, sizeof *rec);
+    rec->tid = t->tid;
+    rec->time_ns = sprof_now_ns(CLOCK_MONOTONIC);
     struct sprof_walk_mem m;
     walk_mem_at(t, sp, &m, rec);
     uint32_t size = sprof_walk(rec, t->scratch_cap, pc, sp, fp, &m, g_sprof.cfg.max_depth);
     if (size && (rec->flags & SPROF_SAMPLE_OFF_STACK))
         size = sprof_add_interrupted_stack(rec, t->scratch_cap, &m, t->stack_lo, t->stack_hi, g_sprof.cfg.max_depth);
-    if (size && rbx) size = sprof_add_rbx(rec, t->scratch_cap, *rbx, m.stack_hi);
+    if (size && rbx) size = sprof_add_rbx(rec, t->scratch_cap, sprof_rbx_from_ucontext(uc), m.stack_hi);
     return size;
-}
-
-uint32_t sprof_signal_walk(struct sprof_thread *t, struct sprof_rec_sample *rec, uint64_t pc, uint64_t sp,
-                           uint64_t fp)
-{
-    return signal_walk(t, rec, pc, sp, fp, NULL);
-}
-
-uint32_t sprof_signal_walk_rbx(struct sprof_thread *t, struct sprof_rec_sample *rec, uint64_t pc, uint64_t sp,
-                               uint64_t fp, uint64_t rbx)
-{
-    return signal_walk(t, rec, pc, sp, fp, &rbx);
 }
 
 static void on_prof_signal(int sig, siginfo_t *si, void *uc)
