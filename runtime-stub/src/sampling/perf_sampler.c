@@ -346,16 +346,19 @@ static void emit_part(struct sprof_thread *t, struct sprof_rec_sample *rec, uint
  * the system calls before it as often as not); the period after the kick
  * split the same way as well read alike (0.24-1.13, 0.18-1.19). Where the
  * previous sample is not kept, all of it goes to the kick; a kick in
- * sprof's own code leaves its stretch to the next sample. */
+ * sprof's own code, or outside the recording (before its start was done,
+ * after it stopped), leaves its stretch to the next sample. */
 static void emit_kicks(struct sprof_thread *t, uint64_t value)
 {
     uint32_t size;
     uint64_t dropped;
+    uint64_t stop_time = atomic_load_explicit(&g_sprof.stop_time_ns, memory_order_relaxed);
+    uint64_t start_done = atomic_load_explicit(&g_sprof.start_done_ns, memory_order_relaxed);
     for (uint64_t prev = t->perf_last_count;
          sprof_perf_phase_next_kick(t, value, kick_buf, sizeof kick_buf, &size, &dropped);
          prev = t->perf_last_count) {
         struct sprof_rec_sample *k = (struct sprof_rec_sample *)(void *)kick_buf;
-        if (in(k->pc, own_lo, own_hi)) {
+        if (in(k->pc, own_lo, own_hi) || (stop_time && k->time_ns >= stop_time) || k->time_ns < start_done) {
             t->perf_last_count -= dropped;
             continue;
         }
@@ -425,9 +428,8 @@ static void handle_sample(struct sprof_thread *t, const uint8_t *p, uint32_t len
     if (in_own_work(regs, kchain, nk, dump, dyn) || (stop_time && time >= stop_time) ||
         time < atomic_load_explicit(&g_sprof.start_done_ns, memory_order_relaxed)) {
         /* sprof's own work: not a sample, and its CPU is carried to no one;
-         * but it is the thread's CPU, which the asked rate is per second of
-         * (the phase kicks' handler, ~20 us each, 1 % of the CPU at 1 kHz,
-         * took that share of the samples: gcbench delivered 99.2-99.4 %) */
+         * but it is the thread's CPU, which the asked rate is per second
+         * of: the delivered-rate window counts it (perf_period.c) */
         uint64_t based = value + t->perf_count_base;
         if (based > t->perf_last_count) sprof_perf_period_note_lost(t, based - t->perf_last_count);
         t->perf_last_count = based;
