@@ -13,6 +13,7 @@
 #include <stdatomic.h>
 #include <stddef.h>
 #include <stdint.h>
+#include <string.h>
 #include <time.h>
 
 #include "sprof/trace_format.h"
@@ -417,6 +418,20 @@ static inline struct sprof_rec_arrays sprof_rec_arrays_of(const void *body, uint
     return a;
 }
 
+/* A byte queue buf[*head, *tail) of cap bytes, whose entries are
+ * entry_len(entry) long: room for `need` more at its end, by moving what
+ * is left to the front and dropping the oldest entries if need be (the
+ * writer's stores of handler walks: perf_assist.c, perf_phase.c). */
+static inline void sprof_queue_make_room(uint8_t *buf, uint32_t cap, uint32_t *head, uint32_t *tail, uint32_t need,
+                                         uint32_t (*entry_len)(const uint8_t *))
+{
+    if (*tail + need <= cap) return;
+    while (*head < *tail && *tail - *head + need > cap) *head += entry_len(buf + *head);
+    memmove(buf, buf + *head, *tail - *head);
+    *tail -= *head;
+    *head = 0;
+}
+
 /* x86-64's ucontext as the kernel writes it in a signal frame: uc_flags,
  * uc_link, uc_stack (40 bytes), then the general registers in
  * <sys/ucontext.h> order. At the signal trampoline (the handler has
@@ -664,6 +679,10 @@ SPROF_HIDDEN uint64_t sprof_perf_assist_hash(const uint8_t *p, uint32_t n);
  * the interrupted rbx after the walk where rbx, as the offline unwinder
  * wants it): its size, 0 if none. Handler only. */
 SPROF_HIDDEN uint32_t sprof_signal_walk_context(struct sprof_thread *t, void *uc, int rbx);
+/* Writer: the scratch record and ring that walk needs, for a thread the
+ * handler walks though its samples come from perf_event: 0, or -1 if they
+ * cannot be had */
+SPROF_HIDDEN int sprof_signal_walk_buffers(struct sprof_thread *t);
 SPROF_HIDDEN int sprof_perf_probe(void);                /* can this process use perf_event? */
 SPROF_HIDDEN int sprof_perf_probe_kernel(void); /* ... and sample kernel mode with it? */
 SPROF_HIDDEN int sprof_perf_thread_start(struct sprof_thread *t);

@@ -22,9 +22,8 @@ int sprof_fd_checked(int *fd) { return *fd; }
 int sprof_signal_install(void) { return -1; }
 int sprof_signal_still_ours(void) { return 1; }
 int sprof_perf_signal_owner(int fd, pid_t tid) { (void)fd, (void)tid; return -1; }
-uint32_t sprof_thread_scratch_bytes(void) { return 0; }
-uint32_t sprof_thread_ring_bytes(void) { return 0; }
-int sprof_ring_init(struct sprof_ring *r, uint32_t cap) { (void)r, (void)cap; return -1; }
+/* the buffers set up here beforehand, or none */
+int sprof_signal_walk_buffers(struct sprof_thread *t) { return t->scratch && t->ring.buf ? 0 : -1; }
 void *sprof_ring_reserve(struct sprof_ring *r, uint32_t len) { (void)r, (void)len; return NULL; }
 void sprof_ring_commit(struct sprof_ring *r, uint32_t len) { (void)r, (void)len; }
 void sprof_regs_from_ucontext(void *uc, uint64_t *pc, uint64_t *sp, uint64_t *fp) { (void)uc, *pc = *sp = *fp = 0; }

@@ -79,14 +79,7 @@ int sprof_perf_assist_ready(struct sprof_thread *t)
     if (!g_sprof.cfg.perf_assist || t->assist || !t->perf_base) return -1;
     if (!g_sprof.sig && sprof_signal_install() != 0) return -1;
     if (!sprof_signal_still_ours()) return -1;
-    if (!t->scratch) {
-        uint32_t need = sprof_thread_scratch_bytes();
-        void *p = mmap(NULL, need, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
-        if (p == MAP_FAILED) return -1;
-        t->scratch = p;
-        t->scratch_cap = need;
-    }
-    if (!t->ring.buf && sprof_ring_init(&t->ring, sprof_thread_ring_bytes()) != 0) return -1;
+    if (sprof_signal_walk_buffers(t) != 0) return -1;
     void *a = mmap(NULL, sizeof *t->assist, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
     if (a == MAP_FAILED) return -1;
     t->assist = a;
@@ -143,6 +136,11 @@ static uint32_t entry_bytes(const struct assist_entry *e)
     return (uint32_t)sizeof *e + e->len;
 }
 
+static uint32_t queued_entry_bytes(const uint8_t *p)
+{
+    return entry_bytes((const struct assist_entry *)(const void *)p);
+}
+
 static const struct sprof_rec_sample *entry_rec(const struct assist_entry *e)
 {
     return (const struct sprof_rec_sample *)(const void *)(e + 1);
@@ -158,12 +156,7 @@ void sprof_perf_assist_take(struct sprof_thread *t, const void *rec, uint32_t le
     if (e.len != len - sizeof e || (e.len & 7u)) return;
     uint32_t need = entry_bytes(&e);
     if (need > sizeof a->buf) return;
-    if (a->tail + need > sizeof a->buf) { /* move what is left to the front, dropping the oldest if need be */
-        while (a->head < a->tail && a->tail - a->head + need > sizeof a->buf) a->head += entry_bytes(entry_at(a, a->head));
-        memmove(a->buf, a->buf + a->head, a->tail - a->head);
-        a->tail -= a->head;
-        a->head = 0;
-    }
+    sprof_queue_make_room(a->buf, sizeof a->buf, &a->head, &a->tail, need, queued_entry_bytes);
     struct assist_entry *dst = entry_at(a, a->tail);
     *dst = e;
     memcpy(dst + 1, rec, e.len);

@@ -70,21 +70,14 @@ struct sprof_perf_kicks {
     uint8_t last[LAST_BYTES];
 };
 
-/* Where the handler's walks of the kicks go (perf_assist.c sets up the same
- * for its walks): a scratch record, the thread's ring, and the writer's
- * store. Only where kernel mode is sampled: with the tick sampler the user
- * samples' periods are scaled instead. */
+/* Where the handler's walks of the kicks go: a scratch record and the
+ * thread's ring (as perf_assist.c's walks), and the writer's store; set
+ * last, so that t->kicks implies the other two. Only where kernel mode is
+ * sampled: with the tick sampler the user samples' periods are scaled
+ * instead. */
 static void kicks_ready(struct sprof_thread *t)
 {
-    if (t->kicks || g_sprof.ksample != SPROF_KSAMPLE_PERF) return;
-    if (!t->scratch) {
-        uint32_t need = sprof_thread_scratch_bytes();
-        void *p = mmap(NULL, need, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
-        if (p == MAP_FAILED) return;
-        t->scratch = p;
-        t->scratch_cap = need;
-    }
-    if (!t->ring.buf && sprof_ring_init(&t->ring, sprof_thread_ring_bytes()) != 0) return;
+    if (t->kicks || g_sprof.ksample != SPROF_KSAMPLE_PERF || sprof_signal_walk_buffers(t) != 0) return;
     void *k = mmap(NULL, sizeof *t->kicks, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
     if (k == MAP_FAILED) return;
     t->kicks = k;
@@ -208,7 +201,7 @@ int sprof_perf_phase_signal(struct sprof_thread *t, int fd, void *uc)
      * between (the ioctl: 20-40 us on a Firecracker guest) were in the next
      * sample's advance, one sample for more than a period: gcbench
      * delivered 99.2-99.4 % at 1 kHz. */
-    int keep = t->kicks && t->scratch && t->ring.buf && uc && ev >= 0 && !(gen & 1u) &&
+    int keep = t->kicks && uc && ev >= 0 && !(gen & 1u) &&
                read(ev, &count, sizeof count) == (ssize_t)sizeof count;
     uint64_t base = __atomic_load_n(&t->perf_count_base, __ATOMIC_RELAXED);
     if (keep && atomic_load(&t->perf_gen) == gen) record_kick(t, uc, count + base, gen);
@@ -216,6 +209,11 @@ int sprof_perf_phase_signal(struct sprof_thread *t, int fd, void *uc)
     ioctl(kick, PERF_EVENT_IOC_PERIOD, &next);
     ioctl(kick, PERF_EVENT_IOC_REFRESH, 1);
     return 1;
+}
+
+static uint32_t record_bytes(const uint8_t *p)
+{
+    return ((const struct sprof_rec_sample *)(const void *)p)->h.size;
 }
 
 /* Writer: a kick's walk from the thread's ring, kept until a sample passes
@@ -226,19 +224,11 @@ void sprof_perf_phase_take(struct sprof_thread *t, const void *rec, uint32_t len
     const struct sprof_rec_sample *r = rec;
     if (!k || len < sizeof *r || (len & 7u) || len > sizeof k->buf) return;
     if (((r->flags >> 16) & 0xfffu) != (atomic_load(&t->perf_gen) & 0xfffu)) return;
-    if (k->tail + len > sizeof k->buf) { /* move what is left to the front, dropping the oldest if need be */
-        while (k->head < k->tail && k->tail - k->head + len > sizeof k->buf) {
-            const struct sprof_rec_sample *old = (const void *)(k->buf + k->head);
-            k->head += old->h.size;
-        }
-        memmove(k->buf, k->buf + k->head, k->tail - k->head);
-        k->tail -= k->head;
-        k->head = 0;
-    }
+    sprof_queue_make_room(k->buf, sizeof k->buf, &k->head, &k->tail, len, record_bytes);
     struct sprof_rec_sample *dst = (void *)(k->buf + k->tail);
     memcpy(dst, rec, len);
     dst->h.size = len;
-    dst->flags &= 0xffffu & ~(uint32_t)SPROF_SAMPLE_KICK_ENTRY;
+    dst->flags &= 0xffffu; /* the entry mark and the generation go */
     k->tail += len;
 }
 

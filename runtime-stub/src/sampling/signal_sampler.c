@@ -176,6 +176,18 @@ static void walk_mem_at(const struct sprof_thread *t, uint64_t sp, struct sprof_
     m->thr_hi = t->stack_hi;
 }
 
+int sprof_signal_walk_buffers(struct sprof_thread *t)
+{
+    if (!t->scratch) {
+        uint32_t need = sprof_thread_scratch_bytes();
+        void *p = mmap(NULL, need, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+        if (p == MAP_FAILED) return -1;
+        t->scratch = p;
+        t->scratch_cap = need;
+    }
+    return t->ring.buf || sprof_ring_init(&t->ring, sprof_thread_ring_bytes()) == 0 ? 0 : -1;
+}
+
 /* The stack at the interrupted context, walked from live memory into rec
  * (its fixed part filled by the caller): perf_assist.c's handler half. */
 uint32_t sprof_signal_walk_context(struct sprof_thread *t, void *uc, int rbx)
