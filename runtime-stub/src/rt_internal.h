@@ -43,6 +43,11 @@
  * (pacer_aim.c) did not stop the thread at the timer's interrupt
  * (sampler_thread.c): the aim learns nothing from it */
 #define SPROF_PACER_LATE_NS 30000ull
+/* cpuclock: the longest the pacer's signal is taken to need to reach a
+ * thread running in user mode (tgkill's interrupt to its CPU; a few us in
+ * a VM): a signal that waited longer at a system call's return found the
+ * thread in that call (signal_sampler.c, pacer_call_span) */
+#define SPROF_PACER_DELIVERY_NS 50000ull
 /* ... and one whose thread ran less than the pacer slept, by more than this
  * (and 1/64 of the sleep), was stopped by something else */
 #define SPROF_PACER_RAN_SLACK_NS 8000ull
@@ -165,6 +170,9 @@ struct sprof_thread {
      * it lands exactly where the thread stopped */
     _Atomic int pacer_local;
     _Atomic uint64_t pacer_sent_cpu_ns; /* pacer: the thread's CPU when it sent that signal */
+    /* handler -> pacer: CPU of system calls the signal waited in, recorded
+     * where they were (signal_sampler.c, pacer_call_span): draws paid */
+    _Atomic uint64_t pacer_span_ns;
     int local_landings; /* handler: the last pacer landing was such (kernel_sampler.c leaves system calls to them) */
     /* handler, cpuclock + tick: kernel time the tick sampler recorded per
      * return pc, owed by the pacer's landings there (kernel_sampler.c) */

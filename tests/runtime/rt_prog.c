@@ -6,6 +6,8 @@
  *   frameless SECS        spins in a frameless leaf called from an FP caller
  *   memcmp SECS           spins in glibc memcmp
  *   malloc SECS           spins in glibc malloc/free
+ *   longcall SECS         2 ms of compute, then mmap(MAP_POPULATE) of 32 MiB and its
+ *                         munmap, in turn; prints "longcall CALLS_CPU_NS THREAD_CPU_NS"
  *   fibers SECS           ucontext fibers on mmap'd 64 KiB stacks, ~10,000 switches/s
  *   fork SECS             forks; parent and child both spin; prints "child PID"
  *   sigprof SECS          installs its own SIGPROF handler + ITIMER_PROF; checks it is kept
@@ -338,6 +340,29 @@ int main(int argc, char **argv)
         }
         for (int k = 0; k < 64; k++) free(keep[k]);
         report_thread();
+        return 0;
+    }
+    if (!strcmp(what, "longcall")) {
+        /* ~2 ms of compute, then one mmap that populates 32 MiB and its
+         * munmap: system calls of milliseconds of kernel CPU, whose
+         * scheduling points let the cpuclock pacer run and send its signal
+         * from inside them. Prints the calls' CPU and the thread's. */
+        const size_t len = 32u << 20;
+        double in_calls = 0, c_start = now(CLOCK_THREAD_CPUTIME_ID);
+        while (now(CLOCK_MONOTONIC) - t0 < secs) {
+            double c = now(CLOCK_THREAD_CPUTIME_ID);
+            while (now(CLOCK_THREAD_CPUTIME_ID) - c < 0.002)
+                for (int k = 0; k < 1000; k++) sink = sink * 6364136223846793005ull + 1;
+            c = now(CLOCK_THREAD_CPUTIME_ID);
+            void *p = mmap(NULL, len, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS | MAP_POPULATE, -1, 0);
+            if (p == MAP_FAILED) {
+                perror("mmap");
+                return 1;
+            }
+            munmap(p, len);
+            in_calls += now(CLOCK_THREAD_CPUTIME_ID) - c;
+        }
+        printf("longcall %.0f %.0f\n", in_calls * 1e9, (now(CLOCK_THREAD_CPUTIME_ID) - c_start) * 1e9);
         return 0;
     }
     if (!strcmp(what, "fibers")) return do_fibers();

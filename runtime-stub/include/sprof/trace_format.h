@@ -128,7 +128,9 @@ enum sprof_sample_flags {
      * signal landed after a page fault (the kernel time the tick sampler
      * recorded there is off its weight); or (2.7) perf_event's half of the
      * CPU a phase kick's restart dropped, at the kick's stack or the
-     * previous sample's. Counted by weight, as KERNEL_TICK. */
+     * previous sample's; or (2.8, with KERNEL|SYSCALL) the CPU of a system
+     * call after the cpuclock pacer's signal was sent, which waited for its
+     * return. Counted by weight, as KERNEL_TICK. */
     SPROF_SAMPLE_PARTIAL = 1u << 12,
     /* (1.2) The frame-pointer chain went on above the stack words the
      * sampler could record (the perf_event stack copy, SPROF_SCAN_MAX, the

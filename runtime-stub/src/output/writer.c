@@ -411,12 +411,15 @@ void sprof_count_sample(struct sprof_thread *t, const struct sprof_rec_sample *s
         g_sprof.samples_written++;
         /* The delivered rate counts draws at the asked resolution. A
          * PARTIAL sample holds part of a period (its other part is in a
-         * kernel-tick sample, which counts one), or the CPU of draws kept
-         * at system-call returns: it counts its weight's share of a period,
-         * at most one. Counting it whole read 117 % delivered for a program
-         * in the kernel 70 % of its time under cpuclock. */
+         * kernel-tick sample, which counts one), the CPU of draws kept at
+         * system-call returns, or (2.8) the time of a system call that
+         * held the pacer's signal, every draw in which would have found
+         * that stack: it counts its weight's share of a period, as readers
+         * count it. Counting it whole read 117 % delivered for a program
+         * in the kernel 70 % of its time under cpuclock; at most one, the
+         * draws a system call held were neither counted nor lost. */
         int partial = (s->flags & SPROF_SAMPLE_PARTIAL) && g_sprof.period_ns;
-        g_sprof.periods_milli += partial ? period_share_milli(s->weight_ns) : 1000;
+        g_sprof.periods_milli += partial ? s->weight_ns * 1000 / g_sprof.period_ns : 1000;
     } else if (g_sprof.period_ns) {
         /* A thread's tail is the part of a period no draw could take (the
          * thread ended first): a period's share, as a perfect sampler would

@@ -191,6 +191,16 @@ static void pace_cpuclock(void)
                 t->pacer_stratum_ns = t->cpu_start_ns;
                 t->pacer_next_cpu_ns = t->pacer_stratum_ns + period;
             }
+            /* CPU the handler recorded in a system call the signal waited
+             * in (signal_sampler.c, pacer_call_span): the draws due in it
+             * are paid, not a debt to forgive or to pay back after the call
+             * (a burst of draws in the code after it) */
+            uint64_t paid = atomic_exchange_explicit(&t->pacer_span_ns, 0, memory_order_relaxed);
+            if (paid) {
+                t->pacer_stratum_ns = t->pacer_stratum_ns + paid < cpu ? t->pacer_stratum_ns + paid : cpu;
+                if (t->pacer_next_cpu_ns < t->pacer_stratum_ns)
+                    t->pacer_next_cpu_ns = t->pacer_stratum_ns + sprof_pacer_jitter(&rng, period);
+            }
             /* A due point is consumed only by a signal actually sent: one
              * still in flight (the thread was not scheduled yet) keeps the
              * debt, paid by a later wake. More than max(10 periods, 20 ms)
