@@ -30,6 +30,16 @@ static void pacer_ask_retry(struct sprof_thread *t)
     sprof_pacer_kick();
 }
 
+/* The CPU carried from system-call landings (pacer_carry), which the next
+ * kept landing in user mode takes, less the system-call time the tick
+ * sampler recorded meanwhile (the pool). */
+static uint64_t pacer_carry_take(struct sprof_thread *t)
+{
+    uint64_t carry = t->pacer_carry_ns;
+    t->pacer_carry_ns = 0;
+    return carry - sprof_site_take(t, 0, carry);
+}
+
 /* cpuclock with the tick kernel sampler. The pacer's signal is a sample of
  * where the thread was when the pacer decided, but it arrives only at the
  * thread's next exit to user mode, microseconds later: an interrupt (the
@@ -75,9 +85,7 @@ static uint64_t pacer_weight(struct sprof_thread *t, uint64_t pc, int call_nr, u
      * the tick found at this pc is owed all the same */
     uint64_t sent_faults = atomic_load_explicit(&t->pacer_faults, memory_order_relaxed);
     int unknown = sent_faults == SPROF_FAULTS_UNKNOWN, faulted = unknown || sprof_own_faults() != sent_faults;
-    uint64_t carry = t->pacer_carry_ns;
-    t->pacer_carry_ns = 0;
-    uint64_t w = period_cpu + carry - sprof_site_take(t, 0, carry);
+    uint64_t w = period_cpu + pacer_carry_take(t);
     if (faulted) {
         uint64_t take = sprof_site_take(t, pc, period_cpu);
         if (take || !unknown) *flags |= SPROF_SAMPLE_PARTIAL;
@@ -154,15 +162,11 @@ static uint64_t local_weight(struct sprof_thread *t, uint64_t pc, uint64_t rcx, 
         *flags |= sprof_syscall_flags(nr);
         return period_cpu;
     }
-    /* CPU carried from system-call landings with no call path to keep it
-     * under goes to the next kept landing in user mode, this one as much
-     * as a remote one (pacer_weight), less the system-call time the tick
-     * recorded meanwhile. Left to remote landings alone, it piled up where
-     * nearly every landing is local: 107 ms of a 0.94 s run of
-     * rt_prog longcall were in no sample at its exit. */
-    uint64_t carry = t->pacer_carry_ns;
-    t->pacer_carry_ns = 0;
-    carry -= sprof_site_take(t, 0, carry);
+    /* the carried CPU goes to a local landing in user mode as to a remote
+     * one (pacer_weight): left to remote landings alone, it piled up where
+     * nearly every landing is local (107 ms of a 0.94 s run of rt_prog
+     * longcall were in no sample at its exit) */
+    uint64_t carry = pacer_carry_take(t);
     uint32_t kf = 0;
     uint64_t take = sprof_site_take_exact(t, pc, period_cpu, &kf);
     if (take) {
