@@ -99,10 +99,11 @@ longcall_cpuclock)
     # system calls of milliseconds (mmap populating 32 MiB, its munmap) after
     # 2 ms of compute: the pacer's signal waits in them for their return.
     # Their CPU must be in the trace (before: 11.7 % of the run's CPU in any
-    # sample, the rest carried and never charged) and mostly as those calls
-    # (before: 1.9 % against a truth of 86 %; now 76-78 %: the part of a
-    # call before the pacer could send still goes with the user time), and
-    # the draws due in them are no debt forgiven.
+    # sample, the rest carried and never charged) and as those calls
+    # (before: 1.9 % against a truth of 86 %; 76-78 % while the part of a
+    # call before the pacer's send went with the user time; 83-85 % since,
+    # loaded by two busy loops 82.7-84.1), and the draws due in them are no
+    # debt forgiven.
     run SPROF_OUT=t.bin SPROF_HZ=1000 SPROF_TIMER=cpuclock -- longcall 1 || die "program failed"
     "$BIN/sprof-trace" info t.bin > info.txt 2>/dev/null || die "trace does not read back"
     cat info.txt
@@ -114,7 +115,7 @@ longcall_cpuclock)
     truth=$(awk '$1 == "longcall" { printf "%.2f", 100 * $2 / $3 }' "$DIR/out")
     got=$(awk '{ c = $NF; a += c; if ($0 ~ /\[syscall m(un)?map\]/) k += c } END { if (a) printf "%.2f", 100 * k / a }' folded)
     echo "calls: $got % of the CPU weight, truth $truth %"
-    awk -v g="$got" -v t="$truth" 'BEGIN { d = g - t; exit !(g != "" && t != "" && d > -15 && d < 8) }' ||
+    awk -v g="$got" -v t="$truth" 'BEGIN { d = g - t; exit !(g != "" && t != "" && d > -6 && d < 5) }' ||
         die "the calls read ${got:-?} % of the CPU, truth ${truth:-?} %"
     lost=$(sed -n 's/^lost signals: *\([0-9]*\).*/\1/p' info.txt)
     [ "${lost:-0}" -le 10 ] || die "$lost draws forgiven"
