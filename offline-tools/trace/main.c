@@ -26,7 +26,7 @@ static void print_flags(FILE *o, uint32_t f)
 {
     static const char *names[] = {"truncated", "offcpu",  "fp_scanned", "chain_broken", "kernel_chain",
                                   "off_stack", "kernel", "syscall",    "page_fault",   "syscall_skid",
-                                  "thread_tail", "kernel_tick", "partial", "stack_cut"};
+                                  "thread_tail", "kernel_tick", "partial", "stack_cut", "draw", "draw_prev"};
     int first = 1;
     for (unsigned i = 0; i < sizeof names / sizeof names[0]; i++)
         if (f & (1u << i)) {

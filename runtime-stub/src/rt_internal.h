@@ -174,6 +174,9 @@ struct sprof_thread {
      * where they were (signal_sampler.c, pacer_call_span): draws paid */
     _Atomic uint64_t pacer_span_ns;
     int local_landings; /* handler: the last pacer landing was such (kernel_sampler.c leaves system calls to them) */
+    /* handler: the thread's previous pacer landing wrote a DRAW sample, the
+     * one the next draw's DRAW_PREV names (trace format 2.9) */
+    int draw_chain;
     /* handler, cpuclock + tick: kernel time the tick sampler recorded per
      * return pc, owed by the pacer's landings there (kernel_sampler.c) */
     struct sprof_site {

@@ -55,6 +55,11 @@ rate_cpuclock)
     "$BIN/sprof-trace" info t.bin
     "$CHECK" mech t.bin cpuclock_paced || exit 1
     "$CHECK" rate t.bin "$DIR/out" 1000 30 || exit 1
+    # format 2.9: a busy loop's landings are draws, each but a thread's
+    # first naming the previous one (readers split the CPU between them)
+    "$BIN/sprof-trace" dump t.bin | awk '/ SAMPLE / { n++; if ($0 ~ /flags=[^ ]*draw,draw_prev/) d++ }
+        END { printf "%d of %d samples are linked draws\n", d, n; exit !(n >= 100 && d >= 0.8 * n) }' ||
+        die "the pacer's landings are not flagged as linked draws"
     ;;
 rate_posix_timer|rate_itimer)
     m=${TEST#rate_}

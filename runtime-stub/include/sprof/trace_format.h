@@ -138,6 +138,14 @@ enum sprof_sample_flags {
      * may be missing. Readers count the stack incomplete when their unwind
      * needed such a word. */
     SPROF_SAMPLE_STACK_CUT = 1u << 13,
+    /* (2.9) The cpuclock pacer's draw: one landing, its weight exactly the
+     * thread's CPU since its previous landing. */
+    SPROF_SAMPLE_DRAW = 1u << 14,
+    /* (2.9, with DRAW) that previous landing wrote the thread's previous
+     * DRAW sample: readers weighing by CPU give half of this weight to
+     * that sample's stack (the trapezoid rule: each draw stands for half
+     * the CPU before it and half after it, not all of it before). */
+    SPROF_SAMPLE_DRAW_PREV = 1u << 15,
 };
 
 /* bits 16..27 of a KERNEL|SYSCALL sample's flags: system call number + 1 (0 = not known) */

@@ -292,5 +292,6 @@ void sprof_control_handler_resume(struct sprof_thread *t)
     if (r > t->last_cpu_ns) t->last_cpu_ns = r;
     if (r > t->k_last_cpu) t->k_last_cpu = r;
     t->pacer_carry_ns = t->tick_recorded_ns = 0; /* from before the pause */
+    t->draw_chain = 0;
     sprof_carry_reset(t);
 }

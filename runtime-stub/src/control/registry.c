@@ -167,6 +167,7 @@ struct sprof_thread *sprof_thread_register(uint64_t start_pc)
     t->start_ns = sprof_now_ns(CLOCK_MONOTONIC);
     atomic_store(&t->rseq_cpu_addr, own_rseq_cpu_addr());
     t->last_cpu_ns = t->cpu_start_ns = from_zero ? 0 : sprof_now_ns(CLOCK_THREAD_CPUTIME_ID);
+    t->draw_chain = 0;
     atomic_store(&t->last_wall_ns, t->start_ns);
 
     int ok = 1;

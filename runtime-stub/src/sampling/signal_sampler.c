@@ -69,7 +69,7 @@ static uint64_t pacer_carry_take(struct sprof_thread *t)
  *    (6.18 here), the retried CPU still went to the next phase.
  * Returns the weight; with *drop set, the landing's CPU to keep or carry. */
 static uint64_t pacer_weight(struct sprof_thread *t, uint64_t pc, int call_nr, uint64_t period_cpu,
-                             uint32_t *flags, int *drop)
+                             uint32_t *flags, int *drop, int *draw)
 {
     if (call_nr >= -1) {
         *drop = 1;
@@ -85,10 +85,14 @@ static uint64_t pacer_weight(struct sprof_thread *t, uint64_t pc, int call_nr, u
      * the tick found at this pc is owed all the same */
     uint64_t sent_faults = atomic_load_explicit(&t->pacer_faults, memory_order_relaxed);
     int unknown = sent_faults == SPROF_FAULTS_UNKNOWN, faulted = unknown || sprof_own_faults() != sent_faults;
-    uint64_t w = period_cpu + pacer_carry_take(t);
+    uint64_t carry = pacer_carry_take(t), w = period_cpu + carry;
+    *draw = !carry; /* its weight is the run since the previous landing, no more */
     if (faulted) {
         uint64_t take = sprof_site_take(t, pc, period_cpu);
-        if (take || !unknown) *flags |= SPROF_SAMPLE_PARTIAL;
+        if (take || !unknown) {
+            *flags |= SPROF_SAMPLE_PARTIAL;
+            *draw = 0;
+        }
         w -= take;
     }
     return w;
@@ -170,9 +174,10 @@ static uint64_t pacer_call_span(const struct sprof_thread *t, int nr, uint64_t p
  * with the exact test).
  * Returns the weight of the landing's own sample. */
 static uint64_t local_weight(struct sprof_thread *t, uint64_t pc, uint64_t rcx, uint64_t period_cpu,
-                             uint32_t *flags, uint64_t *label_ns, uint32_t *label_flags)
+                             uint32_t *flags, uint64_t *label_ns, uint32_t *label_flags, int *draw)
 {
     int nr = sprof_syscall_return_near(pc, rcx, 1);
+    *draw = 1;
     if (nr >= -1) {
         *flags |= sprof_syscall_flags(nr);
         return period_cpu;
@@ -196,18 +201,22 @@ static uint64_t local_weight(struct sprof_thread *t, uint64_t pc, uint64_t rcx, 
         *label_flags = (kf & SPROF_SAMPLE_PAGE_FAULT) | SPROF_SAMPLE_KERNEL | partial;
         *flags |= partial;
     }
+    /* one record of the whole run since the previous landing: the
+     * landing's own, or its kernel part's where that takes all */
+    *draw = !carry && (!take || take == period_cpu);
     return period_cpu - take + carry;
 }
 
-static void emit_record(struct sprof_thread *t, const void *rec, uint32_t size)
+static int emit_record(struct sprof_thread *t, const void *rec, uint32_t size)
 {
     void *dst = sprof_ring_reserve(&t->ring, size);
     if (!dst) {
         atomic_fetch_add_explicit(&t->dropped, 1, memory_order_relaxed);
-        return;
+        return 0;
     }
     memcpy(dst, rec, size);
     sprof_ring_commit(&t->ring, size);
+    return 1;
 }
 
 /* A system-call landing whose chain gives no call path (pacer_carry.c):
@@ -317,7 +326,7 @@ static void on_prof_signal(int sig, siginfo_t *si, void *uc)
     uint64_t rcx = sprof_syscall_reg_from_ucontext(uc);
     uint32_t kflags = 0, label_flags = 0;
     uint64_t kweight = 0, label_ns = 0, span_ns = 0, span_paid = 0;
-    int tick_user = 0, syscall_landing = 0, call_nr = -2;
+    int tick_user = 0, syscall_landing = 0, call_nr = -2, draw = 0, chain = 0;
     if (ktick) {
         kflags = sprof_ktick_classify(t, pc, rcx, &kweight, &tick_user);
         /* the tick found user mode: the main mechanism samples that, but
@@ -361,6 +370,8 @@ static void on_prof_signal(int sig, siginfo_t *si, void *uc)
         t->last_cpu_ns = cpu;
         t->pacer_pc = pc;
         if (g_sprof.ksample == SPROF_KSAMPLE_TICK) {
+            chain = t->draw_chain;
+            t->draw_chain = 0;
             t->local_landings = local;
             atomic_fetch_add_explicit(&g_sprof.pacer_landings, 1, memory_order_relaxed);
             if (local) atomic_fetch_add_explicit(&g_sprof.pacer_local_landings, 1, memory_order_relaxed);
@@ -372,7 +383,7 @@ static void on_prof_signal(int sig, siginfo_t *si, void *uc)
             t->tick_recorded_ns = 0;
             if (local)
                 rec->weight_ns = local_weight(t, pc, rcx, rec->weight_ns - recorded, &rec->flags, &label_ns,
-                                              &label_flags);
+                                              &label_flags, &draw);
             else {
                 call_nr = sprof_syscall_return(pc, rcx, 1);
                 span_ns = pacer_call_span(t, call_nr, prev_cpu, cpu, stopped);
@@ -383,7 +394,8 @@ static void on_prof_signal(int sig, siginfo_t *si, void *uc)
                 /* stopped in the call: half the run before the send is the
                  * call's (the trapezoid rule), half goes with the user time */
                 if (in_call) span_ns += (rec->weight_ns - span_ns) / 2;
-                rec->weight_ns = pacer_weight(t, pc, call_nr, rec->weight_ns - span_ns, &rec->flags, &syscall_landing);
+                rec->weight_ns = pacer_weight(t, pc, call_nr, rec->weight_ns - span_ns, &rec->flags, &syscall_landing,
+                                              &draw);
             }
         }
     }
@@ -443,11 +455,21 @@ static void on_prof_signal(int sig, siginfo_t *si, void *uc)
     if (rec->flags & SPROF_SAMPLE_OFF_STACK)
         size = sprof_add_interrupted_stack(rec, t->scratch_cap, &m, t->stack_lo, t->stack_hi, g_sprof.cfg.max_depth);
     size = sprof_add_rbx(rec, t->scratch_cap, sprof_rbx_from_ucontext(uc), m.stack_hi);
-    if (rec->weight_ns || !label_ns) emit_record(t, rec, size);
+    /* a draw weighed by the run since the previous landing: readers give
+     * half of it to the previous draw's stack when that landing wrote one
+     * (DRAW_PREV; trace format 2.9, docs/runtime.md, "Local pacing") */
+    const uint32_t draw_flags = SPROF_SAMPLE_DRAW | (chain ? SPROF_SAMPLE_DRAW_PREV : 0);
+    int own = rec->weight_ns || !label_ns;
+    if (own) {
+        if (draw) rec->flags |= draw_flags;
+        if (emit_record(t, rec, size) && draw) t->draw_chain = 1;
+    }
     if (label_ns) { /* the kernel's part of a local landing, at the same stack */
+        rec->flags &= ~(uint32_t)(SPROF_SAMPLE_DRAW | SPROF_SAMPLE_DRAW_PREV);
+        if (draw && !own) rec->flags |= draw_flags; /* it took all: the draw's record */
         rec->flags |= label_flags;
         rec->weight_ns = label_ns;
-        emit_record(t, rec, size);
+        if (emit_record(t, rec, size) && draw && !own) t->draw_chain = 1;
     }
 out:
     /* The pacer may signal again only now: a signal sent while this

@@ -17,6 +17,7 @@
 #include <sys/mman.h>
 
 #include "address_space.h"
+#include "draw_split.h"
 #include "jit_map.h"
 #include "stack_shape.h"
 #include "raw_samples.h"
@@ -70,6 +71,7 @@ typedef struct trace_state {
     sprof_timeline_sample *tl;
     size_t ntl, captl;
     uint32_t *stack_of_raw; /* raw entry -> profile stack */
+    sprof_draw_split draws; /* the cpuclock pacer's draws: the trapezoid rule (format 2.9) */
 } trace_state;
 
 static void hex(const uint8_t *id, size_t len, char *out, size_t outlen)
@@ -430,6 +432,10 @@ static int read_trace(loader *L, trace_state *T, sprof_trace *t, char *err, size
                 T->acct.read_kernel_weight_ns += rec.u.sample.weight_ns;
             if (!keep_sample(L, T, &rec.u.sample)) {
                 T->filtered++;
+                if (sprof_draw_split_note(&T->draws, rec.u.sample.tid, rec.u.sample.flags, 0, 0) != 0) {
+                    snprintf(err, errlen, "%s: out of memory", T->path);
+                    return -1;
+                }
                 break;
             }
             T->kept++;
@@ -439,12 +445,21 @@ static int read_trace(loader *L, trace_state *T, sprof_trace *t, char *err, size
                 T->truncated++;
             uint64_t count = sample_count(&rec.u.sample, T->acct.hz, &T->count_frac_ns);
             T->counted += count;
-            uint32_t raw_index;
-            if (sprof_raw_add(&T->raw, &rec.u.sample, L->opt->per_thread, count, &raw_index) != 0 ||
+            uint32_t raw_index, to = 0;
+            /* a draw's weight is the CPU since the previous one: half of it
+             * is that one's (draw_split.h); the timeline keeps each sample's own */
+            sprof_sample_view weighed = rec.u.sample;
+            uint64_t give = sprof_draw_split_give(&T->draws, weighed.tid, weighed.flags, weighed.weight_ns, &to);
+            weighed.weight_ns -= give;
+            weighed.flags &= ~(uint32_t)(SPROF_SAMPLE_DRAW | SPROF_SAMPLE_DRAW_PREV); /* not a stack's identity */
+            if (sprof_raw_add(&T->raw, &weighed, L->opt->per_thread, count, &raw_index) != 0 ||
+                sprof_draw_split_note(&T->draws, weighed.tid, rec.u.sample.flags, 1, raw_index) != 0 ||
                 (L->opt->timeline && timeline_add(T, &rec.u.sample, count, raw_index) != 0)) {
                 snprintf(err, errlen, "%s: out of memory", T->path);
                 return -1;
             }
+            if (give)
+                T->raw.v[to].weight_ns += give;
             /* the raw table points into the file, it does not need it in RAM */
             sprof_trace_release_read(t);
             break;
@@ -672,6 +687,7 @@ static void trace_state_free(trace_state *T)
     sprof_as_free(&T->as);
     sprof_raw_free(&T->raw);
     sprof_thread_names_free(&T->threads);
+    sprof_draw_split_free(&T->draws);
     free(T->exe_path);
     free(T->tl);
     free(T->stack_of_raw);
