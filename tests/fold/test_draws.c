@@ -2,7 +2,8 @@
  * DRAW_PREV sample gives half of its weight to its thread's previous DRAW
  * sample (the trapezoid rule), other samples between them do not break
  * that, a thread's first draw keeps all of its own, a draw the time window
- * leaves out breaks the chain, and sample counts are unchanged. */
+ * leaves out breaks the chain, sample counts are unchanged, and the timeline
+ * weighs each sample as the stacks do. */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -94,6 +95,26 @@ int main(void)
     CHECK(out && strstr(out, "0x1000 2\n") && strstr(out, "0x2000 1\n") && strstr(out, "0x5000 1\n"),
           "sample counts unchanged:\n%s(err: %s)", out ? out : "", err);
     free(out);
+
+    /* the timeline (speedscope, --timeline) weighs each sample as the stacks do */
+    sprof_load_options ot = o;
+    ot.timeline = 1;
+    sprof_profile p;
+    sprof_profile_init(&p);
+    const char *one[1] = { trace };
+    int rc = sprof_profile_add_traces(&p, one, 1, symmap, &ot, err, sizeof err);
+    static const struct { uint32_t tid; uint64_t ms, want; } tl[] = {
+        { 100, 1, 200 }, { 100, 2, 250 }, { 100, 3, 50 }, { 101, 3, 1000 },
+        { 100, 4, 150 }, { 100, 20, 100 }, { 100, 21, 40 },
+    };
+    CHECK(rc == 0 && p.ntimeline == 7, "timeline: %zu samples (err: %s)", p.ntimeline, err);
+    for (size_t i = 0; rc == 0 && i < p.ntimeline; i++)
+        for (size_t k = 0; k < sizeof tl / sizeof tl[0]; k++)
+            if (p.timeline[i].tid == tl[k].tid && p.timeline[i].time_ns == START + tl[k].ms * MS)
+                CHECK(p.timeline[i].weight_ns == tl[k].want, "timeline sample of %u at %llu ms: %llu, want %llu",
+                      tl[k].tid, (unsigned long long)tl[k].ms, (unsigned long long)p.timeline[i].weight_ns,
+                      (unsigned long long)tl[k].want);
+    sprof_profile_free(&p);
 
     /* a window that leaves out the draw at 20 ms: the one at 21 ms keeps all */
     sprof_load_options w = o;

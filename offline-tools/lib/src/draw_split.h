@@ -16,6 +16,7 @@
 typedef struct sprof_draw_last {
     uint32_t tid;
     uint32_t raw1; /* raw entry + 1 of its last DRAW sample; 0 = none */
+    size_t tl1;    /* and its place in the timeline + 1; 0 = not kept there */
 } sprof_draw_last;
 
 typedef struct sprof_draw_split {
@@ -25,14 +26,17 @@ typedef struct sprof_draw_split {
 } sprof_draw_split;
 
 /* The part of a sample's weight its thread's previous draw takes, and that
- * draw's raw entry (*to); 0 where there is none to take it (no DRAW_PREV,
- * or that draw was not read: filtered out, in another file, dropped). */
+ * draw's raw entry and timeline place + 1 (*to, *to_tl1: 0 if the timeline
+ * is not kept); 0 where there is none to take it (no DRAW_PREV, or that
+ * draw was not read: filtered out, in another file, dropped). */
 uint64_t sprof_draw_split_give(const sprof_draw_split *d, uint32_t tid, uint32_t flags, uint64_t weight_ns,
-                               uint32_t *to);
-/* After a sample of tid was added as raw entry raw_index (or left out:
- * kept = 0): a DRAW sample is the one the thread's next DRAW_PREV names.
- * 0, or -1 out of memory. */
-int sprof_draw_split_note(sprof_draw_split *d, uint32_t tid, uint32_t flags, int kept, uint32_t raw_index);
+                               uint32_t *to, size_t *to_tl1);
+/* After a sample of tid was added as raw entry raw_index and timeline
+ * place tl1 - 1 (tl1 0: no timeline), or left out (kept = 0): a DRAW
+ * sample is the one the thread's next DRAW_PREV names. 0, or -1 out of
+ * memory. */
+int sprof_draw_split_note(sprof_draw_split *d, uint32_t tid, uint32_t flags, int kept, uint32_t raw_index,
+                          size_t tl1);
 void sprof_draw_split_free(sprof_draw_split *d);
 
 #endif

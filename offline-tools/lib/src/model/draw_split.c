@@ -21,7 +21,7 @@ static sprof_draw_last *find(const sprof_draw_split *d, uint32_t tid)
 }
 
 uint64_t sprof_draw_split_give(const sprof_draw_split *d, uint32_t tid, uint32_t flags, uint64_t weight_ns,
-                               uint32_t *to)
+                               uint32_t *to, size_t *to_tl1)
 {
     if ((flags & (SPROF_SAMPLE_DRAW | SPROF_SAMPLE_DRAW_PREV)) != (SPROF_SAMPLE_DRAW | SPROF_SAMPLE_DRAW_PREV))
         return 0;
@@ -29,10 +29,12 @@ uint64_t sprof_draw_split_give(const sprof_draw_split *d, uint32_t tid, uint32_t
     if (!e || !e->raw1)
         return 0;
     *to = e->raw1 - 1;
+    *to_tl1 = e->tl1;
     return weight_ns / 2;
 }
 
-int sprof_draw_split_note(sprof_draw_split *d, uint32_t tid, uint32_t flags, int kept, uint32_t raw_index)
+int sprof_draw_split_note(sprof_draw_split *d, uint32_t tid, uint32_t flags, int kept, uint32_t raw_index,
+                          size_t tl1)
 {
     if (!(flags & SPROF_SAMPLE_DRAW))
         return 0;
@@ -56,6 +58,7 @@ int sprof_draw_split_note(sprof_draw_split *d, uint32_t tid, uint32_t flags, int
     /* a draw left out (a time window) breaks the chain: the next one's
      * half is not an earlier draw's */
     e->raw1 = kept ? raw_index + 1 : 0;
+    e->tl1 = kept ? tl1 : 0;
     return 0;
 }
 

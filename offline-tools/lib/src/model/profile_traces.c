@@ -432,7 +432,7 @@ static int read_trace(loader *L, trace_state *T, sprof_trace *t, char *err, size
                 T->acct.read_kernel_weight_ns += rec.u.sample.weight_ns;
             if (!keep_sample(L, T, &rec.u.sample)) {
                 T->filtered++;
-                if (sprof_draw_split_note(&T->draws, rec.u.sample.tid, rec.u.sample.flags, 0, 0) != 0) {
+                if (sprof_draw_split_note(&T->draws, rec.u.sample.tid, rec.u.sample.flags, 0, 0, 0) != 0) {
                     snprintf(err, errlen, "%s: out of memory", T->path);
                     return -1;
                 }
@@ -446,20 +446,26 @@ static int read_trace(loader *L, trace_state *T, sprof_trace *t, char *err, size
             uint64_t count = sample_count(&rec.u.sample, T->acct.hz, &T->count_frac_ns);
             T->counted += count;
             uint32_t raw_index, to = 0;
+            size_t to_tl1 = 0;
             /* a draw's weight is the CPU since the previous one: half of it
-             * is that one's (draw_split.h); the timeline keeps each sample's own */
+             * is that one's (draw_split.h), in the stacks and the timeline alike */
             sprof_sample_view weighed = rec.u.sample;
-            uint64_t give = sprof_draw_split_give(&T->draws, weighed.tid, weighed.flags, weighed.weight_ns, &to);
+            uint64_t give =
+                sprof_draw_split_give(&T->draws, weighed.tid, weighed.flags, weighed.weight_ns, &to, &to_tl1);
             weighed.weight_ns -= give;
             weighed.flags &= ~(uint32_t)(SPROF_SAMPLE_DRAW | SPROF_SAMPLE_DRAW_PREV); /* not a stack's identity */
             if (sprof_raw_add(&T->raw, &weighed, L->opt->per_thread, count, &raw_index) != 0 ||
-                sprof_draw_split_note(&T->draws, weighed.tid, rec.u.sample.flags, 1, raw_index) != 0 ||
-                (L->opt->timeline && timeline_add(T, &rec.u.sample, count, raw_index) != 0)) {
+                (L->opt->timeline && timeline_add(T, &weighed, count, raw_index) != 0) ||
+                sprof_draw_split_note(&T->draws, weighed.tid, rec.u.sample.flags, 1, raw_index,
+                                      L->opt->timeline ? T->ntl : 0) != 0) {
                 snprintf(err, errlen, "%s: out of memory", T->path);
                 return -1;
             }
-            if (give)
+            if (give) {
                 T->raw.v[to].weight_ns += give;
+                if (to_tl1)
+                    T->tl[to_tl1 - 1].weight_ns += give;
+            }
             /* the raw table points into the file, it does not need it in RAM */
             sprof_trace_release_read(t);
             break;
