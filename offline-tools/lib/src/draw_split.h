@@ -25,18 +25,18 @@ typedef struct sprof_draw_split {
     sprof_index_table index;
 } sprof_draw_split;
 
-/* The part of a sample's weight its thread's previous draw takes, and that
- * draw's raw entry and timeline place + 1 (*to, *to_tl1: 0 if the timeline
- * is not kept); 0 where there is none to take it (no DRAW_PREV, or that
- * draw was not read: filtered out, in another file, dropped). */
-uint64_t sprof_draw_split_give(const sprof_draw_split *d, uint32_t tid, uint32_t flags, uint64_t weight_ns,
-                               uint32_t *to, size_t *to_tl1);
-/* After a sample of tid was added as raw entry raw_index and timeline
- * place tl1 - 1 (tl1 0: no timeline), or left out (kept = 0): a DRAW
- * sample is the one the thread's next DRAW_PREV names. 0, or -1 out of
- * memory. */
-int sprof_draw_split_note(sprof_draw_split *d, uint32_t tid, uint32_t flags, int kept, uint32_t raw_index,
-                          size_t tl1);
+/* The entry of thread tid, made on first use if `make` (NULL if not there,
+ * or out of memory when made). Only DRAW samples need one: one lookup a
+ * sample serves both calls below. */
+sprof_draw_last *sprof_draw_split_thread(sprof_draw_split *d, uint32_t tid, int make);
+/* The part of a sample's weight its thread's previous draw (e) takes; 0
+ * where there is none to take it (no DRAW_PREV, or that draw was not read:
+ * filtered out, in another file, dropped). */
+uint64_t sprof_draw_split_give(const sprof_draw_last *e, uint32_t flags, uint64_t weight_ns);
+/* A DRAW sample was added as raw entry raw_index and timeline place tl1 - 1
+ * (tl1 0: no timeline), or left out (kept = 0: a time window, which breaks
+ * the chain): the one the thread's next DRAW_PREV names. */
+void sprof_draw_split_note(sprof_draw_last *e, int kept, uint32_t raw_index, size_t tl1);
 void sprof_draw_split_free(sprof_draw_split *d);
 
 #endif

@@ -432,10 +432,11 @@ static int read_trace(loader *L, trace_state *T, sprof_trace *t, char *err, size
                 T->acct.read_kernel_weight_ns += rec.u.sample.weight_ns;
             if (!keep_sample(L, T, &rec.u.sample)) {
                 T->filtered++;
-                if (sprof_draw_split_note(&T->draws, rec.u.sample.tid, rec.u.sample.flags, 0, 0, 0) != 0) {
-                    snprintf(err, errlen, "%s: out of memory", T->path);
-                    return -1;
-                }
+                sprof_draw_last *left_out = rec.u.sample.flags & SPROF_SAMPLE_DRAW
+                                                ? sprof_draw_split_thread(&T->draws, rec.u.sample.tid, 0)
+                                                : NULL;
+                if (left_out)
+                    sprof_draw_split_note(left_out, 0, 0, 0);
                 break;
             }
             T->kept++;
@@ -445,26 +446,30 @@ static int read_trace(loader *L, trace_state *T, sprof_trace *t, char *err, size
                 T->truncated++;
             uint64_t count = sample_count(&rec.u.sample, T->acct.hz, &T->count_frac_ns);
             T->counted += count;
-            uint32_t raw_index, to = 0;
-            size_t to_tl1 = 0;
+            uint32_t raw_index;
             /* a draw's weight is the CPU since the previous one: half of it
              * is that one's (draw_split.h), in the stacks and the timeline alike */
             sprof_sample_view weighed = rec.u.sample;
-            uint64_t give =
-                sprof_draw_split_give(&T->draws, weighed.tid, weighed.flags, weighed.weight_ns, &to, &to_tl1);
-            weighed.weight_ns -= give;
-            weighed.flags &= ~(uint32_t)(SPROF_SAMPLE_DRAW | SPROF_SAMPLE_DRAW_PREV); /* not a stack's identity */
-            if (sprof_raw_add(&T->raw, &weighed, L->opt->per_thread, count, &raw_index) != 0 ||
-                (L->opt->timeline && timeline_add(T, &weighed, count, raw_index) != 0) ||
-                sprof_draw_split_note(&T->draws, weighed.tid, rec.u.sample.flags, 1, raw_index,
-                                      L->opt->timeline ? T->ntl : 0) != 0) {
+            sprof_draw_last *draw = NULL;
+            if ((weighed.flags & SPROF_SAMPLE_DRAW) && !(draw = sprof_draw_split_thread(&T->draws, weighed.tid, 1))) {
                 snprintf(err, errlen, "%s: out of memory", T->path);
                 return -1;
             }
+            sprof_draw_last prev = draw ? *draw : (sprof_draw_last){ 0 };
+            uint64_t give = sprof_draw_split_give(draw, weighed.flags, weighed.weight_ns);
+            weighed.weight_ns -= give;
+            weighed.flags &= ~(uint32_t)(SPROF_SAMPLE_DRAW | SPROF_SAMPLE_DRAW_PREV); /* not a stack's identity */
+            if (sprof_raw_add(&T->raw, &weighed, L->opt->per_thread, count, &raw_index) != 0 ||
+                (L->opt->timeline && timeline_add(T, &weighed, count, raw_index) != 0)) {
+                snprintf(err, errlen, "%s: out of memory", T->path);
+                return -1;
+            }
+            if (draw)
+                sprof_draw_split_note(draw, 1, raw_index, L->opt->timeline ? T->ntl : 0);
             if (give) {
-                T->raw.v[to].weight_ns += give;
-                if (to_tl1)
-                    T->tl[to_tl1 - 1].weight_ns += give;
+                T->raw.v[prev.raw1 - 1].weight_ns += give;
+                if (prev.tl1)
+                    T->tl[prev.tl1 - 1].weight_ns += give;
             }
             /* the raw table points into the file, it does not need it in RAM */
             sprof_trace_release_read(t);
